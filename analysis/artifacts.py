@@ -1,0 +1,106 @@
+"""Writing result files safely, and the metadata recorded next to every table.
+
+Every file is written to a temporary file in the destination folder and then
+renamed over the target, so an interrupted run never leaves a partial file.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from importlib import metadata as _md
+from pathlib import Path
+
+import pandas as pd
+
+PACKAGES = ("trilab", "numba", "numpy", "pandas", "matplotlib", "click", "scipy", "dask", "distributed")
+
+
+def atomic_write(path: str | os.PathLike, write: Callable[[str], None]) -> Path:
+    """Call ``write(tmp_path)`` and then rename the temp file onto ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_text(path: str | os.PathLike, text: str) -> Path:
+    def _w(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+    return atomic_write(path, _w)
+
+
+def write_json(path: str | os.PathLike, obj: object) -> Path:
+    return write_text(path, json.dumps(obj, indent=2, sort_keys=False, default=str) + "\n")
+
+
+def write_csv(path: str | os.PathLike, df: pd.DataFrame) -> Path:
+    return atomic_write(path, lambda tmp: df.to_csv(tmp, index=False))
+
+
+def save_figure(path: str | os.PathLike, fig) -> Path:
+    fmt = Path(path).suffix.lstrip(".") or "png"
+    return atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=120, bbox_inches="tight"))
+
+
+def versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            out[name] = _md.version(name)
+        except _md.PackageNotFoundError:
+            pass
+    return out
+
+
+def git_commit() -> str | None:
+    """The commit of the trilab checkout, if it is one."""
+    here = Path(__file__).resolve().parent.parent
+    try:
+        out = subprocess.run(["git", "-C", str(here), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def machine() -> dict[str, object]:
+    return {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "processor": platform.processor() or None,
+        "cpus": os.cpu_count(),
+    }
+
+
+def command_line() -> str:
+    prog = Path(sys.argv[0]).name if sys.argv else "trilab"
+    return " ".join([prog, *sys.argv[1:]])
+
+
+def base_metadata(**extra: object) -> dict[str, object]:
+    """Command, versions, commit, machine and time; ``extra`` is merged in."""
+    meta: dict[str, object] = {
+        "command": command_line(),
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "commit": git_commit(),
+        "versions": versions(),
+        "machine": machine(),
+    }
+    meta.update(extra)
+    return meta

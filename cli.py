@@ -1,0 +1,178 @@
+"""trilab's command line (click).
+
+Commands::
+
+    trilab solve trike --size N [--method alphabeta|retrograde] [--tt-mb M] [--json] [--out PATH]
+    trilab analyze trike --size N --position POS [--json]
+
+Bad input is reported as one line on stderr with exit code 2 (click usage
+errors), with no traceback and no file written.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+GAMES = ("trike", "tabula-trivium", "trio-board", "trio-cards")
+SOLVABLE_GAMES = ("trike",)
+
+
+class TrilabGroup(click.Group):
+    """A click group whose errors are one line on stderr (exit 2 for usage errors)."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            rv = super().main(args, prog_name or "trilab", complete_var, standalone_mode=False,
+                              **extra)
+        except click.UsageError as e:
+            ctx = e.ctx
+            where = f"{ctx.command_path}: " if ctx is not None else "trilab: "
+            click.echo(f"{where}error: {e.format_message()}", err=True)
+            sys.exit(e.exit_code)
+        except click.ClickException as e:
+            click.echo(f"trilab: error: {e.format_message()}", err=True)
+            sys.exit(e.exit_code)
+        except (click.Abort, KeyboardInterrupt):
+            click.echo("trilab: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _game(solvable: bool):
+    def check(ctx, param, value: str) -> str:
+        if value not in GAMES:
+            raise click.BadParameter(f"unknown game {value!r}; games: {', '.join(GAMES)}")
+        if solvable and value not in SOLVABLE_GAMES:
+            raise click.BadParameter(
+                f"{value!r} cannot be solved exactly; solvable games: {', '.join(SOLVABLE_GAMES)}"
+            )
+        return value
+
+    return check
+
+
+def _trike_size(ctx, param, value: int) -> int:
+    from solver.trike import MAX_SIZE, MIN_SIZE
+
+    if not MIN_SIZE <= value <= MAX_SIZE:
+        raise click.BadParameter(
+            f"{value} is not in {MIN_SIZE}..{MAX_SIZE} (larger boards are not exactly solvable here)"
+        )
+    return value
+
+
+def _progress(desc: str):
+    from tqdm import tqdm
+
+    def wrap(items):
+        return tqdm(items, desc=desc, unit="class", file=sys.stderr,
+                    disable=not sys.stderr.isatty(), leave=False)
+
+    return wrap
+
+
+@click.group(cls=TrilabGroup)
+@click.version_option(package_name="trilab", prog_name="trilab")
+def cli() -> None:
+    """trilab: solve and analyse the four 'tri' games."""
+
+
+@cli.command()
+@click.argument("game", callback=_game(solvable=True))
+@click.option("--size", type=int, required=True, callback=_trike_size,
+              help="Board side, 2..10.")
+@click.option("--method", type=click.Choice(["alphabeta", "retrograde"]), default="alphabeta",
+              show_default=True, help="Search, or a strong solution by tiers (sizes 2..7).")
+@click.option("--tt-mb", type=click.FloatRange(min=1, max=65536), default=1024,
+              show_default=True, help="Transposition table size in MiB.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="CSV path (the .meta.json and .png go beside it) "
+                   "[default: results/trike/size-N.csv].")
+@click.option("--db", "db_out", type=click.Path(dir_okay=False), default=None,
+              help="Where --method retrograde writes its database "
+                   "[default: results/trike/db/size-N.npz].")
+def solve(game: str, size: int, method: str, tt_mb: float, as_json: bool, out: str | None,
+          db_out: str | None) -> None:
+    """Solve every opening of GAME exactly (who wins, margin, remoteness)."""
+    from solver.retrograde import MAX_RETROGRADE_SIZE
+
+    if method == "retrograde" and size > MAX_RETROGRADE_SIZE:
+        raise click.BadParameter(
+            f"retrograde supports sizes 2..{MAX_RETROGRADE_SIZE}; use --method alphabeta",
+            param_hint="'--method'",
+        )
+    from analysis import artifacts, plots, trike_openings
+
+    csv_path = Path(out) if out else Path("results") / "trike" / f"size-{size}.csv"
+    db_path = None
+    if method == "retrograde":
+        db_path = Path(db_out) if db_out else Path("results") / "trike" / "db" / f"size-{size}.npz"
+    study = trike_openings.run(size, method, tt_mb, progress=_progress(f"trike size {size}"),
+                               db_path=db_path)
+    meta = artifacts.base_metadata(
+        game="trike", size=size, method=method, tt_mb=tt_mb, nodes=study.nodes,
+        seconds=round(study.seconds, 3), summary=study.summary(), **study.extra,
+    )
+    fig = plots.trike_opening_map(study.table, size)
+    artifacts.write_csv(csv_path, study.table)
+    artifacts.save_figure(csv_path.with_suffix(".png"), fig)
+    artifacts.write_json(csv_path.with_suffix(".meta.json"), meta)
+    if as_json:
+        click.echo(json.dumps(study.to_json()))
+        return
+    click.echo(f"Trike size {size}, method {method}: "
+               f"{study.nodes:,} nodes, {study.seconds:.2f} s")
+    click.echo(trike_openings.format_table(study))
+    click.echo("\nWho wins each opening (P = placer, M = mover):")
+    click.echo(trike_openings.board_text(study))
+    click.echo("")
+    click.echo(trike_openings.format_summary(study))
+    click.echo(f"\nWrote {csv_path}, {csv_path.with_suffix('.meta.json')}, "
+               f"{csv_path.with_suffix('.png')}" + (f", {db_path}" if db_path else ""))
+
+
+@cli.command()
+@click.argument("game", callback=_game(solvable=True))
+@click.option("--size", type=int, required=True, callback=_trike_size, help="Board side, 2..10.")
+@click.option("--position", "position_text", required=True,
+              help="Rows from the apex joined by '/': '.' empty, b/w checkers, pawn upper case.")
+@click.option("--tt-mb", type=click.FloatRange(min=1, max=65536), default=256, show_default=True,
+              help="Transposition table size in MiB (when searching).")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
+              help="Retrograde database [default: results/trike/db/size-N.npz if present].")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout.")
+def analyze(game: str, size: int, position_text: str, tt_mb: float, db_path: str | None,
+            as_json: bool) -> None:
+    """Value of a position for the side to move and of every legal move."""
+    from solver.trike import NotationError, parse_position
+
+    try:
+        pos = parse_position(position_text, size)
+    except NotationError as e:
+        raise click.BadParameter(str(e), param_hint="'--position'") from None
+    from analysis import trike_analysis
+
+    path = Path(db_path) if db_path else Path("results") / "trike" / "db" / f"size-{size}.npz"
+    if db_path and not path.exists():
+        raise click.BadParameter(f"no such database: {path}", param_hint="'--db'")
+    report = trike_analysis.analyze(pos, tt_mb=tt_mb, db_path=path if path.exists() else None)
+    if as_json:
+        click.echo(json.dumps(report.to_json()))
+    else:
+        click.echo(trike_analysis.format_report(report))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,403 @@
+"""Negamax alpha-beta solver for Trike with a compact transposition table.
+
+Contract: :func:`solve_position` returns, for a position and the side to move,
+
+* ``margin``: final own score minus the opponent's under optimal play by both
+  sides when each maximises its own margin (the game's exact score value);
+* ``win``: ``margin > 0`` (Trike has no draws);
+* ``remoteness``: plies to the end when the winner hurries and the loser
+  delays (GamesmanOne's convention; a terminal position has remoteness 0);
+* ``winning_moves``: the number of legal moves that lead to a won game.
+
+Algorithm.  One recursive fail-soft negamax serves two scoring modes:
+
+* ``MODE_MARGIN``: terminal value = final margin; parent value = ``-child``.
+* ``MODE_REMOTENESS``: terminal value = ``+-WIN_BASE``; a parent's value is the
+  child's negated and moved one step towards zero, so that a win in ``r``
+  plies scores ``WIN_BASE - r`` and a loss in ``r`` plies ``-(WIN_BASE - r)``.
+  Maximising this is "win fast, lose slowly".  The map is strictly
+  decreasing, so windows are mapped through its inverse like mate scores.
+
+Exact values come from null-window probes ``(t-1, t)`` in a binary search
+(Pascal Pons' connect4 driver); the first probe at ``t = 0`` settles
+win/loss.  Search details:
+
+* Immediate-win detection: a one-step move that traps the pawn ends the game;
+  such children are scored inline without recursion and tried first.
+* Move ordering: the remaining moves are tried in order of fewest empty
+  neighbours around the destination (restricting the opponent's next move).
+* Transposition table: two ``uint64`` words per entry, holding the full
+  position (so no false hits), the mode, a bound flag and the value; buckets
+  of two slots: a depth-preferred slot (depth = empty points) and an
+  always-replace slot.  Size is given in MiB.
+* Symmetry reduction: the six symmetric images of the position are kept
+  incrementally along the search path and the smallest one keys the table.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from solver import trike
+from solver.trike import TrikePosition
+
+MODE_MARGIN = 0
+MODE_REMOTENESS = 1
+WIN_BASE = 60  # > 55 points, < 64 so encoded scores fit 7 signed bits
+
+FLAG_EMPTY = 0
+FLAG_EXACT = 1
+FLAG_LOWER = 2
+FLAG_UPPER = 3
+
+_MASK55 = np.uint64((1 << 55) - 1)
+TT_MIN_MOVES = 2  # nodes with at most this many moves skip the table (measured best on size 6)
+_MAXPLY = 64
+
+
+@nb.njit(cache=True, inline="always")
+def _parent_value(mode: int, v: int) -> int:
+    if mode == MODE_MARGIN:
+        return -v
+    return -v - 1 if v < 0 else -v + 1
+
+
+@nb.njit(cache=True, inline="always")
+def _child_bound(mode: int, p: int) -> int:
+    """Inverse of :func:`_parent_value` (maps a parent window bound to the child)."""
+    if mode == MODE_MARGIN:
+        return -p
+    if p > 0:
+        return -p - 1
+    if p < 0:
+        return 1 - p
+    return 0
+
+
+@nb.njit(cache=True, inline="always")
+def _terminal_value(mode: int, margin: int) -> int:
+    if mode == MODE_MARGIN:
+        return margin
+    return WIN_BASE if margin > 0 else -WIN_BASE
+
+
+@nb.njit(cache=True, inline="always")
+def _hash(a: np.uint64, b: np.uint64) -> np.uint64:
+    h = a * np.uint64(0x9E3779B97F4A7C15) ^ (b + np.uint64(0x632BE59BD9B4E019))
+    h ^= h >> np.uint64(31)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(29)
+    return h
+
+
+# Columns of the integer search stack (one row per ply).
+_P, _ALPHA, _BETA, _ALPHA0, _BEST, _IDX, _NMOVES, _SLOT = range(8)
+# Columns of the uint64 search stack.
+_MINE, _THEIRS, _KEYA, _KEYB = range(4)
+
+
+@nb.njit(cache=True)
+def _store(mode, ply, ist, ust, tt, npts):
+    """Write the node's result into its bucket (depth-preferred / always-replace)."""
+    best = ist[ply, _BEST]
+    if best <= ist[ply, _ALPHA0]:
+        flag = FLAG_UPPER
+    elif best >= ist[ply, _BETA]:
+        flag = FLAG_LOWER
+    else:
+        flag = FLAG_EXACT
+    slot = ist[ply, _SLOT]
+    if slot < 0:
+        return
+    key_a = ust[ply, _KEYA]
+    key_b = ust[ply, _KEYB]
+    eb = key_b | (np.uint64(flag) << np.uint64(55)) | (np.uint64(best & 0x7F) << np.uint64(57))
+    depth = npts - trike.popcount(key_b | (key_a & _MASK55))
+    e0a = tt[slot, 0]
+    e0b = tt[slot, 1]
+    if (e0b >> np.uint64(55)) & np.uint64(3) == 0 or (e0a == key_a and (e0b & _MASK55) == key_b):
+        target = slot
+    else:
+        d0 = npts - trike.popcount((e0a | e0b) & _MASK55)
+        target = slot if depth >= d0 else slot + 1
+    tt[target, 0] = key_a
+    tt[target, 1] = eb
+
+
+@nb.njit(cache=True)
+def _enter(
+    mode, ply, ist, ust, rays, neighbours, score_mask, symmetry, tt, scratch,
+    order, img_m, img_t, stats, nsym, npts,
+):
+    """Open the node at ``ply``: leaf, immediate wins, table probe, ordering.
+
+    Returns ``(done, value)``; when ``done`` is false the node's ordered
+    non-trapping moves are in ``order[ply, :ist[ply, _NMOVES]]``.
+    """
+    stats[0] += 1
+    mine = ust[ply, _MINE]
+    theirs = ust[ply, _THEIRS]
+    pawn = ist[ply, _P]
+    alpha = ist[ply, _ALPHA]
+    beta = ist[ply, _BETA]
+    occ = mine | theirs
+    nm = trike.generate_moves(rays, occ, pawn, scratch)
+    if nm == 0:
+        return True, _terminal_value(mode, trike.final_margin(score_mask, mine, theirs, pawn))
+
+    # immediate (trapping) moves: scored inline, tried first
+    best = -1000
+    for i in range(nm):
+        d = scratch[i]
+        bd = np.uint64(1) << np.uint64(d)
+        if (neighbours[d] & ~(occ | bd)) == np.uint64(0):
+            margin = trike.final_margin(score_mask, theirs, mine | bd, d)
+            v = _parent_value(mode, _terminal_value(mode, margin))
+            stats[0] += 1
+            if v > best:
+                best = v
+    if best >= beta:
+        return True, best
+
+    # transposition table probe, keyed by the smallest symmetric image
+    use_tt = nm > TT_MIN_MOVES
+    key_a = np.uint64(0xFFFFFFFFFFFFFFFF)
+    key_b = np.uint64(0xFFFFFFFFFFFFFFFF)
+    for s in range(nsym):
+        a = img_m[ply, s] | (np.uint64(symmetry[s, pawn]) << np.uint64(55))
+        if a < key_a or (a == key_a and img_t[ply, s] < key_b):
+            key_a = a
+            key_b = img_t[ply, s]
+    key_a |= np.uint64(mode) << np.uint64(61)
+    mask = np.uint64(tt.shape[0] - 1)
+    slot = np.int64(_hash(key_a, key_b) & mask) & ~1
+    for j in range(2 if use_tt else 0):
+        ea = tt[slot + j, 0]
+        eb = tt[slot + j, 1]
+        if ea == key_a and (eb & _MASK55) == key_b and (eb >> np.uint64(55)) & np.uint64(3) != 0:
+            stats[1] += 1
+            flag = np.int64((eb >> np.uint64(55)) & np.uint64(3))
+            raw = np.int64(eb >> np.uint64(57))
+            val = raw - 128 if raw >= 64 else raw
+            if flag == FLAG_EXACT:
+                return True, val
+            if flag == FLAG_LOWER:
+                if val > alpha:
+                    alpha = val
+            elif val < beta:
+                beta = val
+            if alpha >= beta:
+                return True, val
+            break
+    ist[ply, _ALPHA0] = alpha
+    if best > alpha:
+        alpha = best
+        if alpha >= beta:
+            return True, best
+
+    # order the non-trapping moves: fewest empty neighbours first
+    k = 0
+    for i in range(nm):
+        d = scratch[i]
+        free = neighbours[d] & ~(occ | (np.uint64(1) << np.uint64(d)))
+        if free != np.uint64(0):
+            c = trike.popcount(free) * 64 + d
+            j = k
+            while j > 0 and order[ply, j - 1] > c:
+                order[ply, j] = order[ply, j - 1]
+                j -= 1
+            order[ply, j] = c
+            k += 1
+    for i in range(k):
+        order[ply, i] &= 63
+    ist[ply, _ALPHA] = alpha
+    ist[ply, _BETA] = beta
+    ist[ply, _BEST] = best
+    ist[ply, _IDX] = 0
+    ist[ply, _NMOVES] = k
+    ist[ply, _SLOT] = slot if use_tt else -1
+    ust[ply, _KEYA] = key_a
+    ust[ply, _KEYB] = key_b
+    if k == 0:  # every move traps the pawn: the node is complete
+        _store(mode, ply, ist, ust, tt, npts)
+        return True, best
+    return False, 0
+
+
+@nb.njit(cache=True)
+def _push_child(mode, ply, ist, ust, symmetry, order, img_m, img_t, nsym):
+    """Set up row ``ply + 1`` for the next move of the node at ``ply``."""
+    d = order[ply, ist[ply, _IDX]]
+    ist[ply, _IDX] += 1
+    bd = np.uint64(1) << np.uint64(d)
+    c = ply + 1
+    ust[c, _MINE] = ust[ply, _THEIRS]
+    ust[c, _THEIRS] = ust[ply, _MINE] | bd
+    ist[c, _P] = d
+    ist[c, _ALPHA] = _child_bound(mode, ist[ply, _BETA])
+    ist[c, _BETA] = _child_bound(mode, ist[ply, _ALPHA])
+    for s in range(nsym):
+        img_m[c, s] = img_t[ply, s]
+        img_t[c, s] = img_m[ply, s] | (np.uint64(1) << np.uint64(symmetry[s, d]))
+
+
+@nb.njit(cache=True)
+def _search(
+    mode, mine, theirs, pawn, alpha, beta,
+    rays, neighbours, score_mask, symmetry, npts, tt, stats, use_symmetry,
+):
+    """Fail-soft negamax from a root position, iterative with an explicit stack.
+
+    Returns a value v: exact if ``alpha < v < beta``, an upper bound if
+    ``v <= alpha``, a lower bound if ``v >= beta``.
+    """
+    nsym = 6 if use_symmetry else 1
+    ist = np.zeros((_MAXPLY, 8), dtype=np.int64)
+    ust = np.zeros((_MAXPLY, 4), dtype=np.uint64)
+    order = np.zeros((_MAXPLY, 6 * 10), dtype=np.int64)
+    scratch = np.zeros(6 * 10, dtype=np.int64)
+    img_m = np.zeros((_MAXPLY, 6), dtype=np.uint64)
+    img_t = np.zeros((_MAXPLY, 6), dtype=np.uint64)
+    for s in range(6):
+        img_m[0, s] = trike.transform_bitboard(symmetry[s], mine)
+        img_t[0, s] = trike.transform_bitboard(symmetry[s], theirs)
+    ust[0, _MINE] = mine
+    ust[0, _THEIRS] = theirs
+    ist[0, _P] = pawn
+    ist[0, _ALPHA] = alpha
+    ist[0, _BETA] = beta
+    ply = 0
+    while True:
+        done, v = _enter(
+            mode, ply, ist, ust, rays, neighbours, score_mask, symmetry, tt, scratch,
+            order, img_m, img_t, stats, nsym, npts,
+        )
+        if not done:
+            _push_child(mode, ply, ist, ust, symmetry, order, img_m, img_t, nsym)
+            ply += 1
+            continue
+        # propagate v upwards until some node has another move to try
+        while True:
+            if ply == 0:
+                return v
+            ply -= 1
+            pv = _parent_value(mode, v)
+            if pv > ist[ply, _BEST]:
+                ist[ply, _BEST] = pv
+                if pv > ist[ply, _ALPHA]:
+                    ist[ply, _ALPHA] = pv
+            if ist[ply, _ALPHA] < ist[ply, _BETA] and ist[ply, _IDX] < ist[ply, _NMOVES]:
+                _push_child(mode, ply, ist, ust, symmetry, order, img_m, img_t, nsym)
+                ply += 1
+                break
+            _store(mode, ply, ist, ust, tt, npts)
+            v = ist[ply, _BEST]
+
+
+def warm_up() -> float:
+    """Compile (or load from the Numba cache) the search kernels; return seconds."""
+    t0 = time.perf_counter()
+    AlphaBetaSolver(3, tt_mb=1).solve_position(trike.opening(3, 0))
+    return time.perf_counter() - t0
+
+
+class TranspositionTable:
+    """A preallocated table of ``2**k`` two-word entries (16 bytes each)."""
+
+    def __init__(self, megabytes: float = 1024):
+        if megabytes <= 0:
+            raise ValueError("transposition table size must be positive")
+        slots = max(2, int(megabytes * 2**20) // 16)
+        slots = 1 << (slots.bit_length() - 1)
+        self.array = np.zeros((slots, 2), dtype=np.uint64)
+
+    @property
+    def megabytes(self) -> float:
+        return self.array.nbytes / 2**20
+
+    def clear(self) -> None:
+        self.array[:] = 0
+
+
+@dataclass
+class Solution:
+    """Exact value of one position for the side to move."""
+
+    margin: int
+    remoteness: int
+    winning_moves: int
+    nodes: int
+    seconds: float
+
+    @property
+    def win(self) -> bool:
+        return self.margin > 0
+
+
+class AlphaBetaSolver:
+    """Solves Trike positions of one board size, sharing a transposition table."""
+
+    def __init__(self, size: int, tt_mb: float = 1024, use_symmetry: bool = True):
+        self.tables = trike.tables(size)
+        self.size = size
+        self.tt = TranspositionTable(tt_mb)
+        self.use_symmetry = use_symmetry
+        self.stats = np.zeros(4, dtype=np.int64)
+        self.max_margin = 7
+
+    @property
+    def nodes(self) -> int:
+        return int(self.stats[0])
+
+    def _probe(self, mode: int, mine: int, theirs: int, pawn: int, alpha: int, beta: int) -> int:
+        t = self.tables
+        return int(_search(
+            mode, np.uint64(mine), np.uint64(theirs), pawn, alpha, beta,
+            t.rays, t.neighbours, t.score_mask, t.symmetry, t.n_points,
+            self.tt.array, self.stats, self.use_symmetry,
+        ))
+
+    def _exact(self, mode: int, mine: int, theirs: int, pawn: int, lo: int, hi: int) -> int:
+        """Binary search with null windows for the exact value in ``[lo, hi]``."""
+        # first probe at 0 settles the sign (win/loss)
+        v = self._probe(mode, mine, theirs, pawn, -1, 1)
+        if v > 0:
+            lo = max(lo, v)
+        else:
+            hi = min(hi, v)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2  # test value >= mid
+            v = self._probe(mode, mine, theirs, pawn, mid - 1, mid)
+            if v >= mid:
+                lo = v
+            else:
+                hi = v
+        return lo
+
+    def is_win(self, pos: TrikePosition) -> bool:
+        """Win/loss only (one null-window probe)."""
+        mine, theirs = pos.mine_theirs()
+        return self._probe(MODE_MARGIN, mine, theirs, pos.pawn, -1, 1) > 0
+
+    def margin(self, pos: TrikePosition) -> int:
+        mine, theirs = pos.mine_theirs()
+        return self._exact(MODE_MARGIN, mine, theirs, pos.pawn, -self.max_margin, self.max_margin)
+
+    def remoteness(self, pos: TrikePosition) -> int:
+        mine, theirs = pos.mine_theirs()
+        v = self._exact(MODE_REMOTENESS, mine, theirs, pos.pawn, -WIN_BASE, WIN_BASE)
+        return WIN_BASE - abs(v)
+
+    def solve_position(self, pos: TrikePosition, count_winning_moves: bool = True) -> Solution:
+        """Margin, remoteness and number of winning moves of ``pos``."""
+        n0, t0 = self.nodes, time.perf_counter()
+        m = self.margin(pos)
+        r = self.remoteness(pos)
+        w = 0
+        if count_winning_moves and m > 0:
+            w = sum(1 for d in pos.legal_moves() if not self.is_win(pos.play(d)))
+        return Solution(m, r, w, self.nodes - n0, time.perf_counter() - t0)
