@@ -62,7 +62,8 @@ def _trike_size(ctx, param, value: int) -> int:
 
     if not MIN_SIZE <= value <= MAX_SIZE:
         raise click.BadParameter(
-            f"{value} is not in {MIN_SIZE}..{MAX_SIZE} (larger boards are not exactly solvable here)"
+            f"{value} is not in {MIN_SIZE}..{MAX_SIZE} "
+            "(larger boards are not exactly solvable here)"
         )
     return value
 

@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pandas as pd
 
-PACKAGES = ("trilab", "numba", "numpy", "pandas", "matplotlib", "click", "scipy", "dask", "distributed")
+PACKAGES = (
+    "trilab", "numba", "numpy", "pandas", "matplotlib", "click", "scipy", "dask", "distributed",
+)
 
 
 def atomic_write(path: str | os.PathLike, write: Callable[[str], None]) -> Path:
@@ -55,7 +57,9 @@ def write_csv(path: str | os.PathLike, df: pd.DataFrame) -> Path:
 
 def save_figure(path: str | os.PathLike, fig) -> Path:
     fmt = Path(path).suffix.lstrip(".") or "png"
-    return atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=120, bbox_inches="tight"))
+    return atomic_write(
+        path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=120, bbox_inches="tight")
+    )
 
 
 def versions() -> dict[str, str]:
@@ -97,7 +101,7 @@ def base_metadata(**extra: object) -> dict[str, object]:
     """Command, versions, commit, machine and time; ``extra`` is merged in."""
     meta: dict[str, object] = {
         "command": command_line(),
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "commit": git_commit(),
         "versions": versions(),
         "machine": machine(),

@@ -90,7 +90,7 @@ def _symmetry_permutations(size: int) -> np.ndarray:
     return np.array(perms, dtype=np.int8)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def tables(size: int) -> TrikeTables:
     """Build (once) the ray, neighbour, score and symmetry tables for ``size``."""
     if not MIN_SIZE <= size <= MAX_SIZE:

@@ -90,7 +90,7 @@ def minimax(size: int, board: dict[Cell, str], pawn: Cell) -> tuple[int, int, in
     return _minimax(key)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _minimax(key) -> tuple[int, int, int]:
     size, items, pawn = key
     board = dict(items)

@@ -1,0 +1,47 @@
+"""Shared test helpers: random reachable Trike positions from seeded playouts."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from solver import trike
+from solver import trike_reference as ref
+
+
+def random_position(size: int, rng: random.Random, plies: int | None = None) -> trike.TrikePosition:
+    """Play a random opening and then random legal moves (by the reference rules)."""
+    cells = [(r, c) for r in range(size) for c in range(r + 1)]
+    pawn = rng.choice(cells)
+    board = {pawn: "b"}
+    limit = rng.randrange(0, len(cells)) if plies is None else plies
+    for _ in range(limit):
+        moves = sorted(ref.legal_moves(size, board, pawn))
+        if not moves:
+            break
+        pawn = rng.choice(moves)
+        board = ref.play(board, pawn)
+    return from_reference(size, board, pawn)
+
+
+def from_reference(size: int, board: dict, pawn: tuple[int, int]) -> trike.TrikePosition:
+    black = sum(1 << trike.point_index(*c) for c, v in board.items() if v == "b")
+    white = sum(1 << trike.point_index(*c) for c, v in board.items() if v == "w")
+    return trike.TrikePosition(size, black, white, trike.point_index(*pawn))
+
+
+def to_reference(pos: trike.TrikePosition) -> tuple[dict, tuple[int, int]]:
+    coords = trike.point_coords(pos.size)
+    board = {}
+    for p, cell in enumerate(coords):
+        if pos.black >> p & 1:
+            board[cell] = "b"
+        elif pos.white >> p & 1:
+            board[cell] = "w"
+    return board, coords[pos.pawn]
+
+
+@pytest.fixture
+def rng() -> random.Random:
+    return random.Random(20261130)

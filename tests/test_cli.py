@@ -1,0 +1,138 @@
+"""The trilab command line: outputs, files written, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args, cwd=None):
+    runner = CliRunner()
+    if cwd is None:
+        return runner.invoke(cli, list(args))
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return runner.invoke(cli, list(args))
+    finally:
+        os.chdir(old)
+
+
+def test_solve_json_and_files(tmp_path):
+    out = tmp_path / "t" / "size-4.csv"
+    res = run("solve", "trike", "--size", "4", "--tt-mb", "8", "--json", "--out", str(out))
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["game"] == "trike" and data["size"] == 4
+    assert len(data["openings"]) == 10
+    assert set(data["openings"][0]) >= {"row", "col", "winner", "margin", "remoteness",
+                                        "winning_replies"}
+    assert data["nodes"] > 0 and data["seconds"] >= 0
+    table = pd.read_csv(out)
+    assert list(table.winner) == [o["winner"] for o in data["openings"]]
+    meta = json.loads(out.with_suffix(".meta.json").read_text())
+    assert meta["method"] == "alphabeta" and meta["nodes"] == data["nodes"]
+    assert "numba" in meta["versions"] and meta["command"]
+    assert out.with_suffix(".png").stat().st_size > 1000
+    # winner and margin agree: the placer wins exactly when its margin is positive
+    for o in data["openings"]:
+        assert (o["winner"] == "placer") == (o["margin"] > 0)
+        assert o["winning_replies"] == 0 or o["winner"] == "mover"
+
+
+def test_solve_human_output_and_methods_agree(tmp_path):
+    a = run("solve", "trike", "--size", "4", "--tt-mb", "8", "--out", str(tmp_path / "a.csv"))
+    assert a.exit_code == 0, a.output
+    assert "Who wins each opening" in a.stdout and "pie rule" in a.stdout
+    b = run("solve", "trike", "--size", "4", "--method", "retrograde", "--out",
+            str(tmp_path / "b.csv"), "--db", str(tmp_path / "db.npz"))
+    assert b.exit_code == 0, b.output
+    cols = ["point", "winner", "margin", "remoteness", "winning_replies", "symmetry_class"]
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "a.csv")[cols],
+                                  pd.read_csv(tmp_path / "b.csv")[cols])
+    assert (tmp_path / "db.npz").exists()
+
+
+def test_default_paths_are_under_results(tmp_path):
+    res = run("solve", "trike", "--size", "3", "--tt-mb", "4", cwd=tmp_path)
+    assert res.exit_code == 0, res.output
+    for name in ("size-3.csv", "size-3.meta.json", "size-3.png"):
+        assert (tmp_path / "results" / "trike" / name).exists()
+
+
+def test_analyze_database_and_search_agree(tmp_path):
+    db = tmp_path / "size-4.npz"
+    assert run("solve", "trike", "--size", "4", "--method", "retrograde", "--out",
+               str(tmp_path / "s.csv"), "--db", str(db)).exit_code == 0
+    pos = "b/.W/.../...."
+    with_db = run("analyze", "trike", "--size", "4", "--position", pos, "--db", str(db), "--json")
+    search = run("analyze", "trike", "--size", "4", "--position", pos, "--json", "--tt-mb", "4",
+                 cwd=tmp_path)
+    assert with_db.exit_code == 0 and search.exit_code == 0, with_db.output + search.output
+    a, b = json.loads(with_db.stdout), json.loads(search.stdout)
+    assert a.pop("source") == "database" and b.pop("source") == "search"
+    assert a == b
+    assert a["to_move"] == "b"
+    assert a["winner"] == ("b" if a["margin"] > 0 else "w")
+    best = max(m["margin"] for m in a["moves"])
+    assert best == a["margin"]
+
+
+def test_analyze_terminal_position():
+    res = run("analyze", "trike", "--size", "2", "--position", "b/Wb", "--json", "--tt-mb", "1")
+    # b/Wb: w to move? counts b=2, w=1 -> w to move, but the pawn is on w: invalid
+    assert res.exit_code == 2
+    res = run("analyze", "trike", "--size", "2", "--position", "b/wB", "--json", "--tt-mb", "1")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["moves"] == [] and data["remoteness"] == 0
+    assert data["to_move"] == "w" and data["margin"] == -1 and data["winner"] == "b"
+
+
+BAD = [
+    (["solve", "chess", "--size", "5"], "unknown game 'chess'"),
+    (["solve", "tabula-trivium", "--size", "5"], "cannot be solved exactly"),
+    (["solve", "trike", "--size", "11"], "not exactly solvable here"),
+    (["solve", "trike", "--size", "1"], "2..10"),
+    (["solve", "trike", "--size", "five"], "'five' is not a valid integer"),
+    (["solve", "trike", "--size", "8", "--method", "retrograde"], "use --method alphabeta"),
+    (["solve", "trike", "--size", "5", "--tt-mb", "0"], "--tt-mb"),
+    (["analyze", "trike", "--size", "3", "--position", "B/../.."], "row 2 has 2 cells"),
+    (["analyze", "trike", "--size", "4", "--position", "B/../..."], "board size is 4"),
+    (["analyze", "trike", "--size", "3", "--position", "b/../..."], "no pawn"),
+    (["analyze", "trike", "--size", "3", "--position", "B/.q/..."], "unknown character"),
+    (["analyze", "trike", "--size", "3", "--position", "B/bb/..."], "one more"),
+]
+
+
+@pytest.mark.parametrize("args, needle", BAD)
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, args, needle):
+    res = run(*args, "--out", str(tmp_path / "x.csv")) if args[0] == "solve" else run(*args)
+    assert res.exit_code == 2, res.output
+    err = res.stderr.strip()
+    assert len(err.splitlines()) == 1, err
+    assert needle in err
+    assert "Traceback" not in res.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_console_script_error_is_one_line(tmp_path):
+    """The real entry point (subprocess): one stderr line, exit 2, nothing written."""
+    proc = subprocess.run(
+        [sys.executable, "-c", "import cli; cli.main()", "solve", "trike", "--size", "12"],
+        capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "not exactly solvable" in proc.stderr
+    assert proc.stdout == "" and not (tmp_path / "results").exists()

@@ -1,0 +1,127 @@
+"""Solvers checked against each other and against exhaustive minimax."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import random_position, to_reference
+
+from solver import retrograde, trike
+from solver import trike_reference as ref
+from solver.alphabeta import AlphaBetaSolver
+
+
+@pytest.fixture(scope="module")
+def databases():
+    return {size: retrograde.solve(size) for size in range(2, 6)}
+
+
+def _ab_values(solver, pos):
+    sol = solver.solve_position(pos)
+    return sol.margin, sol.remoteness, sol.winning_moves
+
+
+@pytest.mark.parametrize("size", [2, 3, 4])
+def test_alphabeta_matches_exhaustive_minimax(size, rng):
+    solver = AlphaBetaSolver(size, tt_mb=4)
+    positions = [trike.opening(size, p) for p in range(trike.n_points(size))]
+    positions += [random_position(size, rng) for _ in range(200)]
+    for pos in positions:
+        board, pawn = to_reference(pos)
+        assert _ab_values(solver, pos) == ref.minimax(size, board, pawn), pos.to_notation()
+
+
+@pytest.mark.parametrize("size", [2, 3, 4])
+def test_retrograde_matches_exhaustive_minimax(size, databases, rng):
+    db = databases[size]
+    for pos in [trike.opening(size, p) for p in range(trike.n_points(size))] + [
+        random_position(size, rng) for _ in range(200)
+    ]:
+        board, pawn = to_reference(pos)
+        margin, rem, _ = ref.minimax(size, board, pawn)
+        assert db.lookup(pos) == (margin, rem), pos.to_notation()
+
+
+@pytest.mark.parametrize("size,samples", [(2, 50), (3, 300), (4, 1000), (5, 2000)])
+def test_alphabeta_matches_retrograde(size, samples, databases, rng):
+    db = databases[size]
+    solver = AlphaBetaSolver(size, tt_mb=16)
+    positions = [trike.opening(size, p) for p in range(trike.n_points(size))]
+    positions += [random_position(size, rng) for _ in range(samples)]
+    for pos in positions:
+        assert db.lookup(pos) == (solver.margin(pos), solver.remoteness(pos)), pos.to_notation()
+
+
+def test_retrograde_tiers_are_complete_and_consistent(databases):
+    db = databases[4]
+    # every reachable position (found by walking the whole game tree) is stored
+    seen = set()
+    stack = [trike.opening(4, p) for p in range(trike.n_points(4))]
+    while stack:
+        pos = stack.pop()
+        key = db.key_of(pos)
+        if key in seen:
+            continue
+        seen.add(key)
+        assert db.lookup(pos) is not None
+        stack.extend(pos.play(d) for d in pos.legal_moves())
+    assert len(seen) == db.positions
+    for keys in db.keys:
+        assert np.all(keys[1:] > keys[:-1])
+
+
+@pytest.mark.parametrize("size", [3, 4, 5])
+def test_symmetric_images_get_identical_answers(size, rng):
+    solver = AlphaBetaSolver(size, tt_mb=8)
+    plain = AlphaBetaSolver(size, tt_mb=8, use_symmetry=False)
+    for _ in range(40):
+        pos = random_position(size, rng)
+        base = _ab_values(solver, pos)
+        for s in range(6):
+            img = pos.transformed(s)
+            assert _ab_values(solver, img) == base
+            assert _ab_values(plain, img) == base
+
+
+def test_tiny_table_forces_replacements_but_stays_exact(databases, rng):
+    """2-slot table: constant overwrites must never change an answer."""
+    db = databases[5]
+    solver = AlphaBetaSolver(5, tt_mb=32 / 2**20)
+    assert solver.tt.array.shape[0] == 2
+    for _ in range(60):
+        pos = random_position(5, rng, plies=rng.randrange(3, 8))
+        assert db.lookup(pos) == (solver.margin(pos), solver.remoteness(pos))
+
+
+def test_win_probe_agrees_with_margin(rng):
+    solver = AlphaBetaSolver(5, tt_mb=8)
+    for _ in range(100):
+        pos = random_position(5, rng)
+        assert solver.is_win(pos) == (solver.margin(pos) > 0)
+
+
+def test_database_round_trip(tmp_path, databases):
+    db = databases[4]
+    path = tmp_path / "size-4.npz"
+    db.save(path)
+    loaded = retrograde.RetrogradeDatabase.load(path)
+    assert loaded.size == 4 and loaded.positions == db.positions
+    for a, b in zip(loaded.margin, db.margin):
+        np.testing.assert_array_equal(a, b)
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_database_rejects_other_versions(tmp_path, databases):
+    path = tmp_path / "db.npz"
+    databases[3].save(path)
+    with np.load(path) as z:
+        arrays = dict(z)
+    arrays["version"] = np.array(99)
+    np.savez(path, **arrays)
+    with pytest.raises(ValueError, match="version 99"):
+        retrograde.RetrogradeDatabase.load(path)
+
+
+def test_retrograde_refuses_keys_that_do_not_fit():
+    with pytest.raises(ValueError):
+        retrograde.enumerate_tiers(8)
