@@ -24,8 +24,10 @@ win/loss.  Search details:
 
 * Immediate-win detection: a one-step move that traps the pawn ends the game;
   such children are scored inline without recursion and tried first.
-* Move ordering: the remaining moves are tried in order of fewest empty
-  neighbours around the destination (restricting the opponent's next move).
+* Move ordering: the remaining moves are tried by lowest checker balance
+  (own minus opponent's) around the destination, then by fewest replies
+  for the opponent (Warnsdorff-like); measured 8x fewer nodes on size 6
+  than ordering by free neighbours alone.
 * Transposition table: two ``uint64`` words per entry, holding the full
   position (so no false hits), the mode, a bound flag and the value; buckets
   of two slots: a depth-preferred slot (depth = empty points) and an
@@ -130,7 +132,7 @@ def _store(mode, ply, ist, ust, tt, npts):
 
 @nb.njit(cache=True)
 def _enter(
-    mode, ply, ist, ust, rays, neighbours, score_mask, symmetry, tt, scratch,
+    mode, ply, ist, ust, ray_masks, neighbours, score_mask, symmetry, tt,
     order, img_m, img_t, stats, nsym, npts,
 ):
     """Open the node at ``ply``: leaf, immediate wins, table probe, ordering.
@@ -145,15 +147,18 @@ def _enter(
     alpha = ist[ply, _ALPHA]
     beta = ist[ply, _BETA]
     occ = mine | theirs
-    nm = trike.generate_moves(rays, occ, pawn, scratch)
-    if nm == 0:
+    moves = trike.move_mask(ray_masks, occ, pawn)
+    if moves == np.uint64(0):
         return True, _terminal_value(mode, trike.final_margin(score_mask, mine, theirs, pawn))
+    nm = trike.popcount(moves)
 
-    # immediate (trapping) moves: scored inline, tried first
+    # immediate (trapping) moves are one-step moves: scored inline, tried first
     best = -1000
-    for i in range(nm):
-        d = scratch[i]
-        bd = np.uint64(1) << np.uint64(d)
+    x = moves & neighbours[pawn]
+    while x:
+        bd = x & (~x + np.uint64(1))
+        x ^= bd
+        d = trike.lowest_bit_index(bd)
         if (neighbours[d] & ~(occ | bd)) == np.uint64(0):
             margin = trike.final_margin(score_mask, theirs, mine | bd, d)
             v = _parent_value(mode, _terminal_value(mode, margin))
@@ -199,13 +204,20 @@ def _enter(
         if alpha >= beta:
             return True, best
 
-    # order the non-trapping moves: fewest empty neighbours first
+    # order the non-trapping moves (measured on size 6, see benchmarks/):
+    # 1. lowest checker balance (mine - theirs) around the destination,
+    # 2. then fewest replies for the opponent from there.
     k = 0
-    for i in range(nm):
-        d = scratch[i]
-        free = neighbours[d] & ~(occ | (np.uint64(1) << np.uint64(d)))
-        if free != np.uint64(0):
-            c = trike.popcount(free) * 64 + d
+    x = moves
+    while x:
+        bd = x & (~x + np.uint64(1))
+        x ^= bd
+        d = trike.lowest_bit_index(bd)
+        if (neighbours[d] & ~(occ | bd)) != np.uint64(0):
+            sm = score_mask[d]
+            balance = trike.popcount(mine & sm) - trike.popcount(theirs & sm)
+            replies = trike.popcount(trike.move_mask(ray_masks, occ | bd, d))
+            c = ((8 + balance) * 16 + replies) * 64 + d
             j = k
             while j > 0 and order[ply, j - 1] > c:
                 order[ply, j] = order[ply, j - 1]
@@ -248,7 +260,7 @@ def _push_child(mode, ply, ist, ust, symmetry, order, img_m, img_t, nsym):
 @nb.njit(cache=True)
 def _search(
     mode, mine, theirs, pawn, alpha, beta,
-    rays, neighbours, score_mask, symmetry, npts, tt, stats, use_symmetry,
+    ray_masks, neighbours, score_mask, symmetry, npts, tt, stats, use_symmetry,
 ):
     """Fail-soft negamax from a root position, iterative with an explicit stack.
 
@@ -259,7 +271,6 @@ def _search(
     ist = np.zeros((_MAXPLY, 8), dtype=np.int64)
     ust = np.zeros((_MAXPLY, 4), dtype=np.uint64)
     order = np.zeros((_MAXPLY, 6 * 10), dtype=np.int64)
-    scratch = np.zeros(6 * 10, dtype=np.int64)
     img_m = np.zeros((_MAXPLY, 6), dtype=np.uint64)
     img_t = np.zeros((_MAXPLY, 6), dtype=np.uint64)
     for s in range(6):
@@ -273,7 +284,7 @@ def _search(
     ply = 0
     while True:
         done, v = _enter(
-            mode, ply, ist, ust, rays, neighbours, score_mask, symmetry, tt, scratch,
+            mode, ply, ist, ust, ray_masks, neighbours, score_mask, symmetry, tt,
             order, img_m, img_t, stats, nsym, npts,
         )
         if not done:
@@ -357,7 +368,7 @@ class AlphaBetaSolver:
         t = self.tables
         return int(_search(
             mode, np.uint64(mine), np.uint64(theirs), pawn, alpha, beta,
-            t.rays, t.neighbours, t.score_mask, t.symmetry, t.n_points,
+            t.ray_masks, t.neighbours, t.score_mask, t.symmetry, t.n_points,
             self.tt.array, self.stats, self.use_symmetry,
         ))
 

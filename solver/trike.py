@@ -71,6 +71,7 @@ class TrikeTables(NamedTuple):
     size: int
     n_points: int
     rays: np.ndarray  # int8[n_points, 6, size]: points along each direction, -1 padded
+    ray_masks: np.ndarray  # uint64[n_points, 6]: the points of each ray as a bitboard
     neighbours: np.ndarray  # uint64[n_points]: neighbour mask
     score_mask: np.ndarray  # uint64[n_points]: neighbours plus the point itself
     symmetry: np.ndarray  # int8[6, n_points]: image of each point under each symmetry
@@ -99,12 +100,14 @@ def tables(size: int) -> TrikeTables:
     coords = point_coords(size)
     rays = np.full((npts, 6, size), -1, dtype=np.int8)
     neighbours = np.zeros(npts, dtype=np.uint64)
+    ray_masks = np.zeros((npts, 6), dtype=np.uint64)
     for p, (r, c) in enumerate(coords):
         for d, (dr, dc) in enumerate(DIRECTIONS):
             k = 0
             rr, cc = r + dr, c + dc
             while 0 <= cc <= rr < size:
                 rays[p, d, k] = point_index(rr, cc)
+                ray_masks[p, d] |= np.uint64(1) << np.uint64(rays[p, d, k])
                 k += 1
                 rr, cc = rr + dr, cc + dc
             if rays[p, d, 0] >= 0:
@@ -112,13 +115,13 @@ def tables(size: int) -> TrikeTables:
     score_mask = neighbours.copy()
     for p in range(npts):
         score_mask[p] |= np.uint64(1) << np.uint64(p)
-    for arr in (rays, neighbours, score_mask):
+    for arr in (rays, ray_masks, neighbours, score_mask):
         arr.setflags(write=False)
     sym = _symmetry_permutations(size)
     sym.setflags(write=False)
     crd = np.array(coords, dtype=np.int8).reshape(npts, 2)
     crd.setflags(write=False)
-    return TrikeTables(size, npts, rays, neighbours, score_mask, sym, crd)
+    return TrikeTables(size, npts, rays, ray_masks, neighbours, score_mask, sym, crd)
 
 
 # ---------------------------------------------------------------- kernels
@@ -157,6 +160,40 @@ def generate_moves(rays: np.ndarray, occ: np.uint64, pawn: int, out: np.ndarray)
             out[n] = q
             n += 1
     return n
+
+
+@nb.njit(cache=True, inline="always")
+def lowest_bit_index(x: np.uint64) -> int:
+    """Index of the lowest set bit of a non-zero bitboard."""
+    return popcount((x & (~x + np.uint64(1))) - np.uint64(1))
+
+
+@nb.njit(cache=True, inline="always")
+def move_mask(ray_masks: np.ndarray, occ: np.uint64, pawn: int) -> np.uint64:
+    """All legal destinations of the pawn as one bitboard (sliding-piece rays).
+
+    Directions 0, 2, 4 run towards higher indices: the nearest blocker is the
+    lowest set bit and the pawn reaches the ray points below it.  Directions
+    1, 3, 5 run towards lower indices: the nearest blocker is the highest set
+    bit and the pawn reaches the ray points above it.
+    """
+    out = np.uint64(0)
+    for d in range(0, 6, 2):
+        ray = ray_masks[pawn, d]
+        blockers = ray & occ
+        first = blockers & (~blockers + np.uint64(1))  # 0 when no blocker
+        out |= ray & (first - np.uint64(1))  # wraps to all ones when first == 0
+    for d in range(1, 6, 2):
+        ray = ray_masks[pawn, d]
+        x = ray & occ
+        x |= x >> np.uint64(1)
+        x |= x >> np.uint64(2)
+        x |= x >> np.uint64(4)
+        x |= x >> np.uint64(8)
+        x |= x >> np.uint64(16)
+        x |= x >> np.uint64(32)
+        out |= ray & ~x
+    return out
 
 
 @nb.njit(cache=True, inline="always")

@@ -148,3 +148,15 @@ def test_tables_reject_bad_sizes():
     for bad in (1, 11):
         with pytest.raises(ValueError):
             trike.tables(bad)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_move_mask_equals_move_list(size, rng):
+    t = trike.tables(size)
+    for _ in range(300):
+        pos = random_position(size, rng)
+        occ = np.uint64(pos.black | pos.white)
+        mask = int(trike.move_mask(t.ray_masks, occ, pos.pawn))
+        assert mask == sum(1 << d for d in pos.legal_moves())
+        if mask:
+            assert trike.lowest_bit_index(np.uint64(mask)) == min(pos.legal_moves())
