@@ -12,6 +12,7 @@ errors), with no traceback and no file written.
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -68,14 +69,15 @@ def _trike_size(ctx, param, value: int) -> int:
     return value
 
 
-def _progress(desc: str):
+def _progress_bar(desc: str):
+    """A factory of tqdm bars on stderr, shown only on a terminal."""
     from tqdm import tqdm
 
-    def wrap(items):
-        return tqdm(items, desc=desc, unit="class", file=sys.stderr,
-                    disable=not sys.stderr.isatty(), leave=False)
+    def make(total: int, initial: int = 0):
+        return tqdm(total=total, initial=initial, desc=desc, unit="class", file=sys.stderr,
+                    disable=not sys.stderr.isatty())
 
-    return wrap
+    return make
 
 
 @click.group(cls=TrilabGroup)
@@ -90,18 +92,31 @@ def cli() -> None:
               help="Board side, 2..10.")
 @click.option("--method", type=click.Choice(["alphabeta", "retrograde"]), default="alphabeta",
               show_default=True, help="Search, or a strong solution by tiers (sizes 2..7).")
-@click.option("--tt-mb", type=click.FloatRange(min=1, max=65536), default=1024,
-              show_default=True, help="Transposition table size in MiB.")
+@click.option("--tt-mb", type=click.FloatRange(min=1, max=1 << 20), default=1024,
+              show_default=True, help="Transposition table size in MiB (per worker).")
+@click.option("--win-loss-only", is_flag=True,
+              help="Only who wins each opening (no margin, remoteness or replies).")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Local worker processes (one opening class each at a time).")
+@click.option("--dask", "dask_address", default=None, metavar="ADDRESS|local[:WORKERS]",
+              help="Run the opening classes on a Dask scheduler, or on a LocalCluster.")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="SECONDS", help="Stop after this long, keeping what is proven.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout.")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
-              help="CSV path (the .meta.json and .png go beside it) "
+              help="CSV path (the .meta.json, .png and .checkpoint.json go beside it) "
                    "[default: results/trike/size-N.csv].")
 @click.option("--db", "db_out", type=click.Path(dir_okay=False), default=None,
               help="Where --method retrograde writes its database "
                    "[default: results/trike/db/size-N.npz].")
-def solve(game: str, size: int, method: str, tt_mb: float, as_json: bool, out: str | None,
+def solve(game: str, size: int, method: str, tt_mb: float, win_loss_only: bool, jobs: int,
+          dask_address: str | None, time_limit: float | None, as_json: bool, out: str | None,
           db_out: str | None) -> None:
-    """Solve every opening of GAME exactly (who wins, margin, remoteness)."""
+    """Solve every opening of GAME exactly (who wins, margin, remoteness).
+
+    Each solved opening class is saved at once to a checkpoint beside the
+    table; run the same command again after an interruption to resume.
+    """
     from solver.retrograde import MAX_RETROGRADE_SIZE
 
     if method == "retrograde" and size > MAX_RETROGRADE_SIZE:
@@ -109,27 +124,54 @@ def solve(game: str, size: int, method: str, tt_mb: float, as_json: bool, out: s
             f"retrograde supports sizes 2..{MAX_RETROGRADE_SIZE}; use --method alphabeta",
             param_hint="'--method'",
         )
-    from analysis import artifacts, plots, trike_openings
+    if method == "retrograde" and (jobs > 1 or dask_address or win_loss_only or time_limit):
+        raise click.UsageError("--jobs, --dask, --win-loss-only and --time-limit apply to "
+                               "--method alphabeta")
+    from analysis import executors, trike_openings
 
     csv_path = Path(out) if out else Path("results") / "trike" / f"size-{size}.csv"
     db_path = None
     if method == "retrograde":
         db_path = Path(db_out) if db_out else Path("results") / "trike" / "db" / f"size-{size}.npz"
-    study = trike_openings.run(size, method, tt_mb, progress=_progress(f"trike size {size}"),
-                               db_path=db_path)
-    meta = artifacts.base_metadata(
-        game="trike", size=size, method=method, tt_mb=tt_mb, nodes=study.nodes,
-        seconds=round(study.seconds, 3), summary=study.summary(), **study.extra,
-    )
-    fig = plots.trike_opening_map(study.table, size)
-    artifacts.write_csv(csv_path, study.table)
-    artifacts.save_figure(csv_path.with_suffix(".png"), fig)
-    artifacts.write_json(csv_path.with_suffix(".meta.json"), meta)
+    try:
+        executor = executors.make_executor(jobs, dask_address)
+    except executors.ExecutorError as e:
+        hint = "'--dask'" if dask_address else "'--jobs'"
+        raise click.BadParameter(str(e), param_hint=hint) from None
+    checkpoint = csv_path.with_suffix(".checkpoint.json")
+    previous = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    try:
+        try:
+            study = trike_openings.run(
+                size, method, tt_mb, progress=_progress_bar(f"trike size {size}"),
+                db_path=db_path, executor=executor, checkpoint_path=checkpoint,
+                win_loss_only=win_loss_only, time_limit=time_limit,
+            )
+        except trike_openings.Interrupted as stop:
+            study = stop.study
+            _write_study(study, csv_path, tt_mb)
+            click.echo(f"trilab: {stop.reason}: {len(study.table.symmetry_class.unique())} of "
+                       f"{len(study.table.symmetry_class.unique()) + len(study.open_classes)} "
+                       f"opening classes are saved in {checkpoint}; the partial table is in "
+                       f"{csv_path}. Run the same command to resume.", err=True)
+            if stop.reason == "interrupted":
+                sys.exit(130)
+            return
+        except ValueError as e:  # a checkpoint that belongs to something else
+            raise click.UsageError(str(e)) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        executor.close()
+    _write_study(study, csv_path, tt_mb)
+    checkpoint.unlink(missing_ok=True)  # the table is the record of a complete run
     if as_json:
         click.echo(json.dumps(study.to_json()))
         return
-    click.echo(f"Trike size {size}, method {method}: "
-               f"{study.nodes:,} nodes, {study.seconds:.2f} s")
+    work = (f"{study.extra['database_positions']:,} positions in the database"
+            if method == "retrograde" else f"{study.nodes:,} nodes")
+    resumed = study.extra.get("resumed_classes")
+    click.echo(f"Trike size {size}, method {method}: {work}, {study.seconds:.2f} s"
+               + (f" ({resumed} classes from the checkpoint)" if resumed else ""))
     click.echo(trike_openings.format_table(study))
     click.echo("\nWho wins each opening (P = placer, M = mover):")
     click.echo(trike_openings.board_text(study))
@@ -137,6 +179,24 @@ def solve(game: str, size: int, method: str, tt_mb: float, as_json: bool, out: s
     click.echo(trike_openings.format_summary(study))
     click.echo(f"\nWrote {csv_path}, {csv_path.with_suffix('.meta.json')}, "
                f"{csv_path.with_suffix('.png')}" + (f", {db_path}" if db_path else ""))
+
+
+def _raise_keyboard_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _write_study(study, csv_path: Path, tt_mb: float) -> None:
+    from analysis import artifacts, plots
+
+    meta = artifacts.base_metadata(
+        game="trike", size=study.size, method=study.method, tt_mb=tt_mb,
+        win_loss_only=study.win_loss_only, complete=study.complete, nodes=study.nodes,
+        seconds=round(study.seconds, 3), summary=study.summary(), **study.extra,
+    )
+    fig = plots.trike_opening_map(study.table, study.size)
+    artifacts.write_csv(csv_path, study.table)
+    artifacts.save_figure(csv_path.with_suffix(".png"), fig)
+    artifacts.write_json(csv_path.with_suffix(".meta.json"), meta)
 
 
 @cli.command()

@@ -14,43 +14,90 @@ point; the summary answers the pie-rule questions:
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from analysis import artifacts
+from analysis.executors import SerialExecutor
 from solver import retrograde, trike
 from solver.alphabeta import AlphaBetaSolver, warm_up
 
 METHODS = ("alphabeta", "retrograde")
 COLUMNS = ["point", "row", "col", "symmetry_class", "winner", "margin", "remoteness",
            "winning_replies", "nodes", "seconds"]
+CHECKPOINT_FORMAT = "trilab-trike-checkpoint"
+CHECKPOINT_VERSION = 1
+SOLVER_VERSION = "alphabeta-1"  # bump when a change could alter a solved value
+PROGRESS_EVERY_SECONDS = 30.0
 
 _SOLVERS: dict[tuple[int, float], AlphaBetaSolver] = {}
 
 
 def _solver(size: int, tt_mb: float) -> AlphaBetaSolver:
-    """One solver (and so one transposition table) per size in this process."""
+    """One solver (one table) per size and process, emptied before each task."""
     key = (size, tt_mb)
     if key not in _SOLVERS:
         _SOLVERS.clear()  # free the previous table before allocating a new one
         _SOLVERS[key] = AlphaBetaSolver(size, tt_mb=tt_mb)
-    return _SOLVERS[key]
+    solver = _SOLVERS[key]
+    solver.reset()
+    return solver
 
 
-def solve_opening_alphabeta(size: int, point: int, tt_mb: float = 1024) -> dict:
-    """Solve the opening on ``point``; values for the placer, as a table row."""
+def solve_opening_alphabeta(
+    size: int,
+    point: int,
+    tt_mb: float = 1024,
+    win_loss_only: bool = False,
+    progress_file: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict:
+    """Solve the opening on ``point`` from scratch; values for the placer, as a row.
+
+    Every task starts with an empty table, so its values and node count do not
+    depend on which tasks ran before it in the same process (or on which
+    executor ran it).  ``progress_file`` receives the nodes and seconds spent
+    so far every 30 s (atomic JSON writes), so unfinished work is on record.
+    """
     s = _solver(size, tt_mb)
-    sol = s.solve_position(trike.opening(size, point))
+    t0 = time.perf_counter()
+    last = [t0]
+
+    def report(nodes: int) -> None:
+        if progress is not None:
+            progress(nodes)
+        now = time.perf_counter()
+        if progress_file and now - last[0] >= PROGRESS_EVERY_SECONDS:
+            last[0] = now
+            try:
+                artifacts.write_json(progress_file, {"point": point, "nodes": nodes,
+                                                     "seconds": round(now - t0, 1)})
+            except OSError:
+                pass  # a remote worker may not see the folder: progress is optional
+
+    s.progress = report
+    pos = trike.opening(size, point)
+    if win_loss_only:
+        win = s.is_win(pos)
+        margin = remoteness = replies = None
+    else:
+        sol = s.solve_position(pos)
+        win, margin, remoteness, replies = sol.win, -sol.margin, sol.remoteness, sol.winning_moves
+    s.progress = None
     return {
-        "winner": "mover" if sol.win else "placer",
-        "margin": -sol.margin,
-        "remoteness": sol.remoteness,
-        "winning_replies": sol.winning_moves,
-        "nodes": sol.nodes,
-        "seconds": round(sol.seconds, 4),
+        "winner": "mover" if win else "placer",
+        "margin": margin,
+        "remoteness": remoteness,
+        "winning_replies": replies,
+        "nodes": s.nodes,
+        "seconds": round(time.perf_counter() - t0, 3),
     }
 
 
@@ -80,13 +127,23 @@ def solve_opening_database(db: retrograde.RetrogradeDatabase, point: int) -> dic
 
 @dataclass
 class OpeningStudy:
-    """The solved opening table of one size and what it says about the pie rule."""
+    """The solved opening table of one size and what it says about the pie rule.
+
+    ``table`` has a row per point of every solved class; ``open_classes``
+    lists the classes not solved yet (a run stopped by a time limit or Ctrl-C).
+    """
 
     size: int
     method: str
     table: pd.DataFrame
     seconds: float
     extra: dict = field(default_factory=dict)
+    open_classes: list[list[int]] = field(default_factory=list)
+    win_loss_only: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return not self.open_classes
 
     @property
     def nodes(self) -> int:
@@ -96,22 +153,27 @@ class OpeningStudy:
     def summary(self) -> dict:
         t = self.table
         placer = t[t.winner == "placer"]
-        # With the pie rule the second player wins by |margin| on every opening;
-        # the first player's best openings minimise that, then maximise length.
-        loss = t["margin"].abs()
-        best = t[loss == loss.min()]
-        best = best[best.remoteness == best.remoteness.max()]
-        return {
+        out = {
             "openings": len(t),
             "symmetry_classes": int(t.symmetry_class.nunique()),
+            "complete": self.complete,
+            "open_classes": [[_label_point(self.size, p) for p in c] for c in self.open_classes],
             "placer_wins": len(placer),
             "first_player_wins_without_pie": bool(len(placer)),
             "winning_openings_without_pie": [_label(r) for r in placer.itertuples()],
             "pie_swap_on": [_label(r) for r in placer.itertuples()],
             "pie_play_on": [_label(r) for r in t[t.winner == "mover"].itertuples()],
-            "pie_second_player_margin": int(loss.min()),
-            "pie_best_openings_for_first_player": [_label(r) for r in best.itertuples()],
         }
+        if not self.win_loss_only and len(t):
+            # With the pie rule the second player wins by |margin| on every
+            # opening; the first player's best openings minimise that, then
+            # maximise the game's length.
+            loss = t["margin"].abs()
+            best = t[loss == loss.min()]
+            best = best[best.remoteness == best.remoteness.max()]
+            out["pie_second_player_margin"] = int(loss.min())
+            out["pie_best_openings_for_first_player"] = [_label(r) for r in best.itertuples()]
+        return out
 
     def to_json(self) -> dict:
         cols = ["row", "col", "winner", "margin", "remoteness", "winning_replies"]
@@ -120,7 +182,7 @@ class OpeningStudy:
             "size": self.size,
             "method": self.method,
             "openings": [
-                {c: (v.item() if isinstance(v, np.generic) else v) for c, v in zip(cols, row)}
+                {c: _plain(v) for c, v in zip(cols, row)}
                 for row in self.table[cols].itertuples(index=False)
             ],
             "nodes": self.nodes,
@@ -129,24 +191,117 @@ class OpeningStudy:
         }
 
 
+def _plain(v):
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return None
+    return v.item() if isinstance(v, np.generic) else v
+
+
 def _label(row) -> str:
     return f"({row.row},{row.col})"
+
+
+def _label_point(size: int, p: int) -> str:
+    r, c = trike.point_coords(size)[p]
+    return f"({r},{c})"
+
+
+class Interrupted(Exception):
+    """A run stopped by Ctrl-C, SIGTERM or its time limit; work so far is saved."""
+
+    def __init__(self, study: OpeningStudy, reason: str, checkpoint: Path | None):
+        super().__init__(reason)
+        self.study = study
+        self.reason = reason
+        self.checkpoint = checkpoint
+
+
+class Checkpoint:
+    """The solved classes of one run, rewritten atomically after each one.
+
+    A class solved with full values also answers a win/loss-only run; a
+    win/loss-only result is recomputed when full values are asked for.
+    """
+
+    def __init__(self, path: Path | None, size: int):
+        self.path = path
+        self.size = size
+        self.classes: dict[int, dict] = {}
+        if path is not None and path.exists():
+            data = json.loads(path.read_text())
+            if data.get("format") != CHECKPOINT_FORMAT or data.get("size") != size:
+                raise ValueError(f"{path} is not a Trike size-{size} checkpoint")
+            if data.get("solver") != SOLVER_VERSION:
+                raise ValueError(f"{path} was written by solver {data.get('solver')!r}, this is "
+                                 f"{SOLVER_VERSION!r}: delete it to solve again")
+            self.classes = {int(k): v for k, v in data["classes"].items()}
+
+    def done(self, point: int, win_loss_only: bool) -> dict | None:
+        row = self.classes.get(point)
+        if row is None or (row.get("margin") is None and not win_loss_only):
+            return None
+        if win_loss_only and row.get("margin") is not None:
+            return {**row, "margin": None, "remoteness": None, "winning_replies": None}
+        return row
+
+    def save(self, point: int, row: dict) -> None:
+        self.classes[point] = row
+        if self.path is None:
+            return
+        artifacts.write_json(self.path, {
+            "format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, "size": self.size,
+            "solver": SOLVER_VERSION,
+            "classes": {str(k): v for k, v in sorted(self.classes.items())},
+        })
+
+    def progress_file(self, point: int) -> str | None:
+        if self.path is None:
+            return None
+        return str(self.path.with_name(self.path.name + f".progress-{point}.json"))
+
+    def unfinished_work(self) -> dict[int, dict]:
+        """Nodes and seconds recorded by tasks still running when a run stopped."""
+        out = {}
+        if self.path is None:
+            return out
+        for f in self.path.parent.glob(self.path.name + ".progress-*.json"):
+            try:
+                data = json.loads(f.read_text())
+            except (OSError, ValueError):
+                continue
+            if int(data["point"]) not in self.classes:
+                out[int(data["point"])] = data
+        return out
+
+    def clear_progress(self, point: int) -> None:
+        f = self.progress_file(point)
+        if f:
+            Path(f).unlink(missing_ok=True)
 
 
 def run(
     size: int,
     method: str = "alphabeta",
     tt_mb: float = 1024,
-    progress: Callable[[Iterable], Iterable] | None = None,
+    progress: Callable[..., Any] | None = None,
     db_path=None,
+    executor=None,
+    checkpoint_path: Path | None = None,
+    win_loss_only: bool = False,
+    time_limit: float | None = None,
 ) -> OpeningStudy:
-    """Solve every opening of ``size``; ``progress`` wraps the class iterator."""
+    """Solve every opening class of ``size`` (one task per class).
+
+    ``executor`` (see :mod:`analysis.executors`) runs the tasks; finished
+    classes are saved to ``checkpoint_path`` at once and skipped when the same
+    run starts again.  ``progress(total=, initial=)`` makes a progress bar.
+    On Ctrl-C, SIGTERM (as KeyboardInterrupt) or ``time_limit`` seconds,
+    raises :class:`Interrupted` carrying the partial study.
+    """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}")
     classes = trike.opening_classes(size)
-    coords = trike.point_coords(size)
     t0 = time.perf_counter()
-    extra: dict = {}
     if method == "retrograde":
         db = retrograde.solve(size)
         extra = {"database_positions": db.positions, "database_seconds": round(db.seconds, 3),
@@ -154,34 +309,89 @@ def run(
         if db_path is not None:
             db.save(db_path)
             extra["database"] = str(db_path)
+        results = {cls[0]: solve_opening_database(db, cls[0]) for cls in classes}
+        return _study(size, method, classes, results, time.perf_counter() - t0, extra, False)
 
-        def solve_one(p: int) -> dict:
-            return solve_opening_database(db, p)
-    else:
-        extra = {"compile_seconds": round(warm_up(), 3)}
-        t0 = time.perf_counter()
+    executor = executor or SerialExecutor()
+    extra = {"compile_seconds": round(warm_up(), 3), "executor": executor.describe()}
+    t0 = time.perf_counter()
+    ckpt = Checkpoint(checkpoint_path, size)
+    results: dict[int, dict] = {}
+    for cls in classes:
+        row = ckpt.done(cls[0], win_loss_only)
+        if row is not None:
+            results[cls[0]] = row
+    extra["resumed_classes"] = len(results)
+    todo = [cls[0] for cls in classes if cls[0] not in results]
+    bar = progress(total=len(classes), initial=len(results)) if progress else None
+    serial = isinstance(executor, SerialExecutor)
 
-        def solve_one(p: int) -> dict:
-            return solve_opening_alphabeta(size, p, tt_mb)
+    def node_progress(nodes: int) -> None:
+        if bar is not None:
+            bar.set_postfix_str(f"{nodes:,} nodes")
+        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+            raise TimeoutError
 
-    iterator = progress(classes) if progress else classes
-    rows = []
-    for cls_id, cls in enumerate(iterator):
-        res = solve_one(cls[0])
+    tasks = [
+        (size, p, tt_mb, win_loss_only, ckpt.progress_file(p), node_progress if serial else None)
+        for p in todo
+    ]
+    reason = None
+    try:
+        elapsed = time.perf_counter() - t0
+        remaining = None if time_limit is None else max(0.0, time_limit - elapsed)
+        for i, row in executor.run(solve_opening_alphabeta, tasks, timeout=remaining):
+            results[todo[i]] = row
+            ckpt.save(todo[i], row)
+            ckpt.clear_progress(todo[i])
+            if bar is not None:
+                bar.update(1)
+            if time_limit is not None and time.perf_counter() - t0 > time_limit:
+                if len(results) < len(classes):
+                    raise TimeoutError
+    except KeyboardInterrupt:
+        reason = "interrupted"
+    except TimeoutError:
+        reason = f"time limit of {time_limit:g} s reached"
+    finally:
+        if bar is not None:
+            bar.close()
+    study = _study(size, method, classes, results, time.perf_counter() - t0, extra, win_loss_only)
+    if reason is not None:
+        executor.close()
+        study.extra["unfinished_work"] = {
+            _label_point(size, p): v for p, v in ckpt.unfinished_work().items()}
+        raise Interrupted(study, reason, checkpoint_path)
+    return study
+
+
+def _study(size, method, classes, results, seconds, extra, win_loss_only) -> OpeningStudy:
+    coords = trike.point_coords(size)
+    rows, open_classes = [], []
+    for cls_id, cls in enumerate(classes):
+        res = results.get(cls[0])
+        if res is None:
+            open_classes.append(cls)
+            continue
         for p in cls:
             r, c = coords[p]
             rows.append({"point": p, "row": r, "col": c, "symmetry_class": cls_id, **res})
-    table = pd.DataFrame(rows, columns=COLUMNS).sort_values("point").reset_index(drop=True)
-    return OpeningStudy(size, method, table, time.perf_counter() - t0, extra)
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    if len(table):
+        table = table.sort_values("point").reset_index(drop=True)
+    for col in ("margin", "remoteness", "winning_replies"):
+        table[col] = table[col].astype("Int64")
+    return OpeningStudy(size, method, table, seconds, extra, open_classes, win_loss_only)
 
 
 def board_text(study: OpeningStudy) -> str:
-    """The board as text, each point marked P (placer wins) or M (mover wins)."""
+    """The board as text, each point marked P (placer wins), M (mover wins)
+    or ? (not solved yet)."""
     n = study.size
     mark = dict(zip(study.table.point, study.table.winner.map({"placer": "P", "mover": "M"})))
     lines = []
     for r in range(n):
-        cells = [mark[trike.point_index(r, c)] for c in range(r + 1)]
+        cells = [mark.get(trike.point_index(r, c), "?") for c in range(r + 1)]
         lines.append(" " * (n - 1 - r) + " ".join(cells))
     return "\n".join(lines)
 
@@ -194,23 +404,26 @@ def format_table(study: OpeningStudy) -> str:
 
 def format_summary(study: OpeningStudy) -> str:
     s = study.summary()
-    lines = [
-        f"Openings won by the placer: {s['placer_wins']} of {s['openings']} "
-        f"({s['symmetry_classes']} symmetry classes)",
-    ]
+    lines = []
+    if not study.complete:
+        lines.append(f"Partial: {len(study.open_classes)} symmetry classes still open: "
+                     + ", ".join(c[0] for c in s["open_classes"]) + " (and their images).")
+    lines.append(f"Openings won by the placer: {s['placer_wins']} of {s['openings']} solved "
+                 f"({s['symmetry_classes']} symmetry classes)")
     if s["first_player_wins_without_pie"]:
         lines.append("Without the pie rule the first player wins, by opening on "
                      + ", ".join(s["winning_openings_without_pie"]) + ".")
-    else:
+    elif study.complete:
         lines.append("Without the pie rule the first player loses: every opening "
                      "wins for the second player.")
     if s["pie_swap_on"]:
         lines.append("With the pie rule the second player swaps on "
                      + ", ".join(s["pie_swap_on"]) + " and plays on elsewhere.")
-    else:
+    elif study.complete:
         lines.append("With the pie rule the second player never swaps (no opening "
                      "wins for the placer).")
-    lines.append("The second player then wins; the first player's best openings "
-                 f"(second player's margin {s['pie_second_player_margin']}): "
-                 + ", ".join(s["pie_best_openings_for_first_player"]) + ".")
+    if "pie_second_player_margin" in s and study.complete:
+        lines.append("The second player then wins; the first player's best openings "
+                     f"(second player's margin {s['pie_second_player_margin']}): "
+                     + ", ".join(s["pie_best_openings_for_first_player"]) + ".")
     return "\n".join(lines)

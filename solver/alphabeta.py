@@ -39,6 +39,7 @@ win/loss.  Search details:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numba as nb
@@ -59,6 +60,7 @@ FLAG_UPPER = 3
 _MASK55 = np.uint64((1 << 55) - 1)
 TT_MIN_MOVES = 2  # nodes with at most this many moves skip the table (measured best on size 6)
 _MAXPLY = 64
+TT_CAP_MB = {2: 1, 3: 1, 4: 4, 5: 64, 6: 512}
 
 
 @nb.njit(cache=True, inline="always")
@@ -258,16 +260,8 @@ def _push_child(mode, ply, ist, ust, symmetry, order, img_m, img_t, nsym):
 
 
 @nb.njit(cache=True)
-def _search(
-    mode, mine, theirs, pawn, alpha, beta,
-    ray_masks, neighbours, score_mask, symmetry, npts, tt, stats, use_symmetry,
-):
-    """Fail-soft negamax from a root position, iterative with an explicit stack.
-
-    Returns a value v: exact if ``alpha < v < beta``, an upper bound if
-    ``v <= alpha``, a lower bound if ``v >= beta``.
-    """
-    nsym = 6 if use_symmetry else 1
+def _new_stack(mine, theirs, pawn, alpha, beta, symmetry):
+    """The explicit search stack of a root position (row 0 filled in)."""
     ist = np.zeros((_MAXPLY, 8), dtype=np.int64)
     ust = np.zeros((_MAXPLY, 4), dtype=np.uint64)
     order = np.zeros((_MAXPLY, 6 * 10), dtype=np.int64)
@@ -281,8 +275,28 @@ def _search(
     ist[0, _P] = pawn
     ist[0, _ALPHA] = alpha
     ist[0, _BETA] = beta
-    ply = 0
+    ctl = np.zeros(1, dtype=np.int64)  # ply of the node to open when resumed
+    return ist, ust, order, img_m, img_t, ctl
+
+
+@nb.njit(cache=True)
+def _run(
+    mode, ist, ust, order, img_m, img_t, ctl,
+    ray_masks, neighbours, score_mask, symmetry, npts, tt, stats, nsym, node_budget,
+):
+    """Fail-soft negamax from the root of a stack, iterative, suspendable.
+
+    Runs until the root is solved, returning ``(True, v)``: v is exact if
+    ``alpha < v < beta``, an upper bound if ``v <= alpha``, a lower bound if
+    ``v >= beta``.  After about ``node_budget`` nodes it suspends instead and
+    returns ``(False, 0)``; calling it again with the same arrays resumes.
+    """
+    ply = ctl[0]
+    stop_at = stats[0] + node_budget
     while True:
+        if stats[0] >= stop_at:
+            ctl[0] = ply
+            return False, 0
         done, v = _enter(
             mode, ply, ist, ust, ray_masks, neighbours, score_mask, symmetry, tt,
             order, img_m, img_t, stats, nsym, npts,
@@ -294,7 +308,7 @@ def _search(
         # propagate v upwards until some node has another move to try
         while True:
             if ply == 0:
-                return v
+                return True, v
             ply -= 1
             pv = _parent_value(mode, v)
             if pv > ist[ply, _BEST]:
@@ -352,10 +366,22 @@ class Solution:
 class AlphaBetaSolver:
     """Solves Trike positions of one board size, sharing a transposition table."""
 
-    def __init__(self, size: int, tt_mb: float = 1024, use_symmetry: bool = True):
+    def __init__(
+        self,
+        size: int,
+        tt_mb: float = 1024,
+        use_symmetry: bool = True,
+        progress: Callable[[int], None] | None = None,
+        chunk_nodes: int = 1 << 22,
+    ):
+        """``progress(nodes)`` is called every ``chunk_nodes`` nodes of a search."""
+        self.progress = progress
+        self.chunk_nodes = chunk_nodes
         self.tables = trike.tables(size)
         self.size = size
-        self.tt = TranspositionTable(tt_mb)
+        # Small boards cannot fill a large table (size 5 has 1.3M reachable
+        # positions): a larger one would only cost page faults and clearing.
+        self.tt = TranspositionTable(min(tt_mb, TT_CAP_MB.get(size, tt_mb)))
         self.use_symmetry = use_symmetry
         self.stats = np.zeros(4, dtype=np.int64)
         self.max_margin = 7
@@ -364,13 +390,26 @@ class AlphaBetaSolver:
     def nodes(self) -> int:
         return int(self.stats[0])
 
+    def reset(self) -> None:
+        """Empty the table and zero the counters: the next solve starts fresh."""
+        self.tt.clear()
+        self.stats[:] = 0
+
     def _probe(self, mode: int, mine: int, theirs: int, pawn: int, alpha: int, beta: int) -> int:
+        """One fail-soft search, run in chunks so progress is reported and
+        Ctrl-C is honoured between chunks."""
         t = self.tables
-        return int(_search(
-            mode, np.uint64(mine), np.uint64(theirs), pawn, alpha, beta,
-            t.ray_masks, t.neighbours, t.score_mask, t.symmetry, t.n_points,
-            self.tt.array, self.stats, self.use_symmetry,
-        ))
+        stack = _new_stack(np.uint64(mine), np.uint64(theirs), pawn, alpha, beta, t.symmetry)
+        nsym = 6 if self.use_symmetry else 1
+        while True:
+            finished, v = _run(
+                mode, *stack, t.ray_masks, t.neighbours, t.score_mask, t.symmetry,
+                t.n_points, self.tt.array, self.stats, nsym, self.chunk_nodes,
+            )
+            if finished:
+                return int(v)
+            if self.progress is not None:
+                self.progress(self.nodes)
 
     def _exact(self, mode: int, mine: int, theirs: int, pawn: int, lo: int, hi: int) -> int:
         """Binary search with null windows for the exact value in ``[lo, hi]``."""

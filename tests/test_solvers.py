@@ -125,3 +125,17 @@ def test_database_rejects_other_versions(tmp_path, databases):
 def test_retrograde_refuses_keys_that_do_not_fit():
     with pytest.raises(ValueError):
         retrograde.enumerate_tiers(8)
+
+
+def test_suspended_search_resumes_to_the_same_answer(databases):
+    """Tiny node budgets force many suspensions; answers and node counts must not change."""
+    calls = []
+    chunked = AlphaBetaSolver(5, tt_mb=4, progress=calls.append, chunk_nodes=97)
+    whole = AlphaBetaSolver(5, tt_mb=4)
+    for p in range(trike.n_points(5)):
+        pos = trike.opening(5, p)
+        got = _ab_values(chunked, pos)
+        assert got == _ab_values(whole, pos)
+        assert databases[5].lookup(pos) == got[:2]
+    assert chunked.nodes == whole.nodes
+    assert len(calls) > 100 and calls == sorted(calls)

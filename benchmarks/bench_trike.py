@@ -1,0 +1,88 @@
+"""Trike solver benchmark: nodes per second and wall time per board size.
+
+Run with ``make bench`` (not part of CI).  For each size, all opening
+classes are solved with margins, remoteness and winning replies, after a
+warm-up that compiles (or loads) the Numba kernels; compile time is
+reported apart.  One row per size is appended to ``results/bench/trike.csv``
+with the commit and machine.  A second measurement runs the same win/loss
+search without the symmetry-reduced table key, side by side in this process,
+so their ratio is meaningful on a noisy shared machine.
+
+    python benchmarks/bench_trike.py [--sizes 5 6] [--tt-mb 1024]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from analysis import artifacts  # noqa: E402
+from solver import trike  # noqa: E402
+from solver.alphabeta import AlphaBetaSolver, warm_up  # noqa: E402
+
+
+def solve_all(size: int, tt_mb: float, use_symmetry: bool = True, full: bool = True):
+    solver = AlphaBetaSolver(size, tt_mb=tt_mb, use_symmetry=use_symmetry)
+    solver.tt.array.fill(1)  # fault the pages in before timing, then empty the table
+    solver.tt.clear()
+    t0 = time.perf_counter()
+    for cls in trike.opening_classes(size):
+        pos = trike.opening(size, cls[0])
+        if full:
+            solver.solve_position(pos)
+        else:
+            solver.is_win(pos)
+    return solver.nodes, time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[5, 6])
+    ap.add_argument("--tt-mb", type=float, default=1024)
+    ap.add_argument("--out", default=str(ROOT / "results" / "bench" / "trike.csv"))
+    args = ap.parse_args()
+
+    compile_s = warm_up()
+    rows = []
+    for size in args.sizes:
+        nodes, secs = solve_all(size, args.tt_mb)
+        wl_nodes, wl_secs = solve_all(size, args.tt_mb, full=False)
+        ns_nodes, ns_secs = solve_all(size, args.tt_mb, use_symmetry=False, full=False)
+        row = {
+            "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "commit": artifacts.git_commit(),
+            "machine": f"{artifacts.machine()['machine']} x{os.cpu_count()}",
+            "size": size,
+            "task": "all openings: margin+remoteness+winning replies",
+            "nodes": nodes,
+            "seconds": round(secs, 3),
+            "nodes_per_second": round(nodes / secs),
+            "compile_seconds": round(compile_s, 3),
+            "winloss_nodes": wl_nodes,
+            "winloss_seconds": round(wl_secs, 3),
+            "winloss_no_symmetry_nodes": ns_nodes,
+            "winloss_no_symmetry_seconds": round(ns_secs, 3),
+            "tt_mb": args.tt_mb,
+        }
+        rows.append(row)
+        print(f"size {size}: {nodes:,} nodes in {secs:.2f} s = {nodes / secs / 1e6:.2f} M nodes/s "
+              f"(compile {compile_s:.2f} s); win/loss only {wl_nodes:,} nodes {wl_secs:.2f} s, "
+              f"without symmetry {ns_nodes:,} nodes {ns_secs:.2f} s", flush=True)
+    out = Path(args.out)
+    new = pd.DataFrame(rows)
+    table = pd.concat([pd.read_csv(out), new], ignore_index=True) if out.exists() else new
+    artifacts.write_csv(out, table)
+    print(f"appended {len(rows)} rows to {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+"""Long Trike runs: checkpoints, kill/resume, executors (processes, Dask)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from analysis import executors, trike_openings
+from cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+VALUES = ["point", "symmetry_class", "winner", "margin", "remoteness", "winning_replies", "nodes"]
+
+
+def trilab(*args: str, cwd: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", "import cli; cli.main()", *args],
+        cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+def wait_for_saved_class(ckpt: Path, proc: subprocess.Popen, timeout: float = 120) -> int:
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        if ckpt.exists():
+            try:
+                return len(json.loads(ckpt.read_text())["classes"])
+            except ValueError:
+                pytest.fail("checkpoint is not valid JSON: writes must be atomic")
+        if proc.poll() is not None:
+            pytest.fail("run ended before saving a class: " + proc.stderr.read())
+        time.sleep(0.005)
+    pytest.fail("no class saved in time")
+
+
+@pytest.fixture(scope="module")
+def clean_size6() -> pd.DataFrame:
+    study = trike_openings.run(6, tt_mb=64)
+    return study.table
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM])
+def test_killed_run_resumes_to_the_same_table(tmp_path, sig, clean_size6):
+    out = tmp_path / "size-6.csv"
+    ckpt = tmp_path / "size-6.checkpoint.json"
+    args = ("solve", "trike", "--size", "6", "--tt-mb", "64", "--out", str(out))
+    proc = trilab(*args, cwd=tmp_path)
+    saved = wait_for_saved_class(ckpt, proc)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    if proc.returncode == 0:  # finished before the signal landed: nothing to resume
+        pytest.skip("run finished before the signal")
+    if sig == signal.SIGKILL:
+        assert proc.returncode == -signal.SIGKILL
+    else:
+        assert proc.returncode == 130
+        assert "saved in" in err and "Run the same command to resume" in err
+        assert "Traceback" not in err
+        partial = pd.read_csv(out)  # the proven classes, written on the way out
+        assert 1 <= partial.symmetry_class.nunique() < 5
+    assert saved >= 1 and ckpt.exists()
+    assert not list(tmp_path.glob("*.tmp"))
+    resumed = trilab(*args, cwd=tmp_path)
+    stdout, err = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, err
+    assert "from the checkpoint" in stdout
+    final = pd.read_csv(out)
+    pd.testing.assert_frame_equal(final[VALUES], clean_size6[VALUES].astype(final[VALUES].dtypes))
+    assert not ckpt.exists()
+
+
+def test_time_limit_keeps_proven_classes_and_resumes(tmp_path, clean_size6):
+    out = tmp_path / "size-6.csv"
+    runner = CliRunner()
+    args = ["solve", "trike", "--size", "6", "--tt-mb", "64", "--out", str(out)]
+    first = runner.invoke(cli, args + ["--time-limit", "0.001"])
+    assert first.exit_code == 0, first.output
+    assert "time limit" in first.stderr and "resume" in first.stderr
+    meta = json.loads(out.with_suffix(".meta.json").read_text())
+    assert meta["complete"] is False and meta["summary"]["open_classes"]
+    second = runner.invoke(cli, args)
+    assert second.exit_code == 0, second.output
+    final = pd.read_csv(out)
+    pd.testing.assert_frame_equal(final[VALUES], clean_size6[VALUES].astype(final[VALUES].dtypes))
+
+
+def test_process_pool_and_dask_give_identical_tables(clean_size6):
+    serial = trike_openings.run(5, tt_mb=16)
+    pool = executors.make_executor(jobs=2)
+    try:
+        by_pool = trike_openings.run(5, tt_mb=16, executor=pool)
+    finally:
+        pool.close()
+    dask = executors.make_executor(dask="local:2")
+    try:
+        assert dask.workers == 2
+        by_dask = trike_openings.run(5, tt_mb=16, executor=dask)
+        by_dask_wl = trike_openings.run(5, tt_mb=16, executor=dask, win_loss_only=True)
+    finally:
+        dask.close()
+    for other in (by_pool, by_dask):
+        pd.testing.assert_frame_equal(serial.table[VALUES], other.table[VALUES])
+    assert list(by_dask_wl.table.winner) == list(serial.table.winner)
+    assert by_dask_wl.table.margin.isna().all()
+
+
+def test_checkpoints_written_by_dask_match_local(tmp_path):
+    local = tmp_path / "local.json"
+    remote = tmp_path / "dask.json"
+    trike_openings.run(4, tt_mb=4, checkpoint_path=local)
+    dask = executors.make_executor(dask="local:2")
+    try:
+        trike_openings.run(4, tt_mb=4, checkpoint_path=remote, executor=dask)
+    finally:
+        dask.close()
+
+    def values(path):
+        data = json.loads(path.read_text())
+        return {k: {c: v for c, v in row.items() if c != "seconds"}
+                for k, row in data["classes"].items()}
+
+    assert values(local) == values(remote)
+
+
+def test_win_loss_only_checkpoint_is_not_reused_for_full_values(tmp_path):
+    ckpt = tmp_path / "c.json"
+    wl = trike_openings.run(4, tt_mb=4, checkpoint_path=ckpt, win_loss_only=True)
+    assert wl.table.margin.isna().all()
+    full = trike_openings.run(4, tt_mb=4, checkpoint_path=ckpt)
+    assert full.extra["resumed_classes"] == 0 and full.table.margin.notna().all()
+    again = trike_openings.run(4, tt_mb=4, checkpoint_path=ckpt, win_loss_only=True)
+    assert again.extra["resumed_classes"] == 3
+
+
+@pytest.mark.parametrize("spec, needle", [
+    ("nonsense", "bad Dask address"),
+    ("local:0", "at least 1 worker"),
+    ("local:two", "bad worker count"),
+    ("tcp://127.0.0.1:9", "cannot reach the Dask scheduler"),
+])
+def test_bad_dask_address_is_a_usage_error(tmp_path, spec, needle):
+    res = CliRunner().invoke(cli, ["solve", "trike", "--size", "3", "--dask", spec,
+                                   "--out", str(tmp_path / "x.csv")])
+    assert res.exit_code == 2, res.output
+    assert needle in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
