@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint bench results clean
+.PHONY: install demo test lint bench results results-8 clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,8 +27,15 @@ bench: install
 	$(PY) benchmarks/bench_trike.py
 
 results: install
-	for n in 2 3 4 5 6; do $(VENV)/bin/trilab solve trike --size $$n --tt-mb 1024 || exit 1; done
-	for n in 2 3 4 5; do $(VENV)/bin/trilab solve trike --size $$n --method retrograde --out results/trike/retrograde/size-$$n.csv --db results/trike/db/size-$$n.npz || exit 1; done
+	for n in 2 3 4 5 6; do $(VENV)/bin/trilab solve trike --size $$n || exit 1; done
+	$(VENV)/bin/trilab solve trike --size 7 --jobs 2 --tt-mb 2048
+	for n in 2 3 4 5; do $(VENV)/bin/trilab solve trike --size $$n --method retrograde \
+	  --out results/trike/retrograde/size-$$n.csv --db results/trike/db/size-$$n.npz || exit 1; done
+
+# Size 8 takes hours: win/loss only, resumable; run it again to continue.
+results-8: install
+	$(VENV)/bin/trilab solve trike --size 8 --win-loss-only --jobs 2 --tt-mb 4096 \
+	  --time-limit $(or $(SECONDS_LIMIT),3600)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -58,7 +58,7 @@ FLAG_LOWER = 2
 FLAG_UPPER = 3
 
 _MASK55 = np.uint64((1 << 55) - 1)
-TT_MIN_MOVES = 2  # nodes with at most this many moves skip the table (measured best on size 6)
+TT_MIN_MOVES = 4  # nodes with at most this many moves skip the table (measured on size 7)
 _MAXPLY = 64
 TT_CAP_MB = {2: 1, 3: 1, 4: 4, 5: 64, 6: 512}
 
