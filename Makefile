@@ -24,7 +24,7 @@ test: install lint
 	$(VENV)/bin/pytest -q
 
 bench: install
-	$(PY) benchmarks/bench_trike.py
+	$(PY) benchmarks/bench_trike.py --sizes 5 6 --scaling 7
 
 results: install
 	for n in 2 3 4 5 6; do $(VENV)/bin/trilab solve trike --size $$n || exit 1; done

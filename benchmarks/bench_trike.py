@@ -25,7 +25,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from analysis import artifacts  # noqa: E402
+from analysis import artifacts, executors, trike_openings  # noqa: E402
 from solver import trike  # noqa: E402
 from solver.alphabeta import AlphaBetaSolver, warm_up  # noqa: E402
 
@@ -44,11 +44,52 @@ def solve_all(size: int, tt_mb: float, use_symmetry: bool = True, full: bool = T
     return solver.nodes, time.perf_counter() - t0
 
 
+def scaling(size: int, tt_mb: float, win_loss_only: bool, out: Path) -> None:
+    """Per-class nodes/s and wall time: 1 worker, 2 local processes, Dask LocalCluster(2)."""
+    rows = []
+    walls = {}
+    for label, make in [
+        ("serial", lambda: executors.make_executor(1)),
+        ("processes:2", lambda: executors.make_executor(2)),
+        ("dask local:2", lambda: executors.make_executor(dask="local:2")),
+    ]:
+        ex = make()
+        try:
+            t0 = time.perf_counter()
+            study = trike_openings.run(size, tt_mb=tt_mb, executor=ex, win_loss_only=win_loss_only)
+            walls[label] = time.perf_counter() - t0
+        finally:
+            ex.close()
+        for r in study.table.drop_duplicates("symmetry_class").itertuples():
+            rows.append({
+                "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                "commit": artifacts.git_commit(), "size": size, "executor": label,
+                "win_loss_only": win_loss_only, "symmetry_class": r.symmetry_class,
+                "point": f"({r.row},{r.col})", "nodes": r.nodes, "seconds": r.seconds,
+                "nodes_per_second": round(r.nodes / max(r.seconds, 1e-9)),
+                "run_wall_seconds": round(walls[label], 2),
+            })
+        total = study.table.drop_duplicates("symmetry_class")
+        print(f"size {size} {label}: wall {walls[label]:.1f} s, {total.nodes.sum():,} nodes, "
+              f"{total.nodes.sum() / total.seconds.sum() / 1e6:.2f} M nodes/s per worker",
+              flush=True)
+    for label in ("processes:2", "dask local:2"):
+        print(f"speed-up serial -> {label}: {walls['serial'] / walls[label]:.2f}x")
+    new = pd.DataFrame(rows)
+    table = pd.concat([pd.read_csv(out), new], ignore_index=True) if out.exists() else new
+    artifacts.write_csv(out, table)
+    print(f"appended {len(rows)} rows to {out}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[5, 6])
     ap.add_argument("--tt-mb", type=float, default=1024)
     ap.add_argument("--out", default=str(ROOT / "results" / "bench" / "trike.csv"))
+    ap.add_argument("--scaling", type=int, default=None, metavar="SIZE",
+                    help="also time 1 vs 2 workers vs Dask per opening class on SIZE")
+    ap.add_argument("--scaling-full", action="store_true",
+                    help="scaling with margins and remoteness (default: win/loss only)")
     args = ap.parse_args()
 
     compile_s = warm_up()
@@ -82,6 +123,9 @@ def main() -> None:
     table = pd.concat([pd.read_csv(out), new], ignore_index=True) if out.exists() else new
     artifacts.write_csv(out, table)
     print(f"appended {len(rows)} rows to {out}")
+    if args.scaling:
+        scaling(args.scaling, args.tt_mb, not args.scaling_full,
+                out.with_name("trike-scaling.csv"))
 
 
 if __name__ == "__main__":
