@@ -63,11 +63,12 @@ def test_killed_run_resumes_to_the_same_table(tmp_path, sig, clean_size6):
     if sig == signal.SIGKILL:
         assert proc.returncode == -signal.SIGKILL
     else:
-        assert proc.returncode == 130
-        assert "saved in" in err and "Run the same command to resume" in err
-        assert "Traceback" not in err
-        partial = pd.read_csv(out)  # the proven classes, written on the way out
-        assert 1 <= partial.symmetry_class.nunique() < 5
+        assert proc.returncode == 130, err
+        assert "Traceback" not in err, err
+        if "saved in" in err:  # else the signal landed after the last class was solved
+            assert "Run the same command to resume" in err
+            partial = pd.read_csv(out)  # the proven classes, written on the way out
+            assert 1 <= partial.symmetry_class.nunique() < 5
     assert saved >= 1 and ckpt.exists()
     assert not list(tmp_path.glob("*.tmp"))
     resumed = trilab(*args, cwd=tmp_path)
