@@ -171,7 +171,8 @@ def solve(game: str, size: int, method: str, tt_mb: float, win_loss_only: bool, 
             if method == "retrograde" else f"{study.nodes:,} nodes")
     resumed = study.extra.get("resumed_classes")
     click.echo(f"Trike size {size}, method {method}: {work}, {study.seconds:.2f} s"
-               + (f" ({resumed} classes from the checkpoint)" if resumed else ""))
+               + (f" ({resumed} {'class' if resumed == 1 else 'classes'} from the checkpoint)"
+                  if resumed else ""))
     click.echo(trike_openings.format_table(study))
     click.echo("\nWho wins each opening (P = placer, M = mover):")
     click.echo(trike_openings.board_text(study))

@@ -89,7 +89,7 @@ def format_report(rep: PositionReport) -> str:
     lines = [
         f"Position {rep.position}: {rep.to_move} to move",
         f"Winner {rep.winner}, margin {rep.margin:+d} for {rep.to_move}, "
-        f"remoteness {rep.remoteness} (from the {rep.source})",
+        f"remoteness {rep.remoteness} (source: {rep.source})",
     ]
     if not rep.moves:
         lines.append("The pawn is trapped: the game is over.")

@@ -420,7 +420,8 @@ def format_summary(study: OpeningStudy) -> str:
     if not study.complete:
         lines.append(f"Partial: {len(study.open_classes)} symmetry classes still open: "
                      + ", ".join(c[0] for c in s["open_classes"]) + " (and their images).")
-    lines.append(f"Openings won by the placer: {s['placer_wins']} of {s['openings']} solved "
+    solved = "" if study.complete else " solved"
+    lines.append(f"Openings won by the placer: {s['placer_wins']} of {s['openings']}{solved} "
                  f"({s['symmetry_classes']} symmetry classes)")
     if s["first_player_wins_without_pie"]:
         lines.append("Without the pie rule the first player wins, by opening on "
