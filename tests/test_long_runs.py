@@ -155,3 +155,15 @@ def test_bad_dask_address_is_a_usage_error(tmp_path, spec, needle):
     assert res.exit_code == 2, res.output
     assert needle in res.stderr and len(res.stderr.strip().splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("size", [9, 10])
+def test_largest_sizes_are_accepted_and_stop_on_time(tmp_path, size):
+    out = tmp_path / f"size-{size}.csv"
+    res = CliRunner().invoke(cli, ["solve", "trike", "--size", str(size), "--win-loss-only",
+                                   "--tt-mb", "16", "--time-limit", "1", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "time limit of 1 s reached: 0 of" in res.stderr
+    meta = json.loads(out.with_suffix(".meta.json").read_text())
+    assert meta["complete"] is False and meta["size"] == size
+    assert len(meta["summary"]["open_classes"]) == len(trike_openings.trike.opening_classes(size))

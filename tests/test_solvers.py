@@ -139,3 +139,18 @@ def test_suspended_search_resumes_to_the_same_answer(databases):
         assert databases[5].lookup(pos) == got[:2]
     assert chunked.nodes == whole.nodes
     assert len(calls) > 100 and calls == sorted(calls)
+
+
+@pytest.mark.parametrize("size", [6, 7])
+def test_alphabeta_matches_exhaustive_minimax_on_late_positions_of_big_boards(size, rng):
+    """Sizes with no retrograde database: check endgames (few empty points) by brute force."""
+    solver = AlphaBetaSolver(size, tt_mb=16)
+    n = trike.n_points(size)
+    checked = 0
+    while checked < 40:
+        pos = random_position(size, rng, plies=n - 12 + rng.randrange(0, 4))
+        if pos.is_terminal():
+            continue
+        board, pawn = to_reference(pos)
+        assert _ab_values(solver, pos) == ref.minimax(size, board, pawn), pos.to_notation()
+        checked += 1
