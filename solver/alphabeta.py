@@ -174,14 +174,16 @@ def _enter(
     use_tt = nm > TT_MIN_MOVES
     key_a = np.uint64(0xFFFFFFFFFFFFFFFF)
     key_b = np.uint64(0xFFFFFFFFFFFFFFFF)
-    for s in range(nsym):
-        a = img_m[ply, s] | (np.uint64(symmetry[s, pawn]) << np.uint64(55))
-        if a < key_a or (a == key_a and img_t[ply, s] < key_b):
-            key_a = a
-            key_b = img_t[ply, s]
-    key_a |= np.uint64(mode) << np.uint64(61)
-    mask = np.uint64(tt.shape[0] - 1)
-    slot = np.int64(_hash(key_a, key_b) & mask) & ~1
+    slot = np.int64(0)
+    if use_tt:
+        for s in range(nsym):
+            a = img_m[ply, s] | (np.uint64(symmetry[s, pawn]) << np.uint64(55))
+            if a < key_a or (a == key_a and img_t[ply, s] < key_b):
+                key_a = a
+                key_b = img_t[ply, s]
+        key_a |= np.uint64(mode) << np.uint64(61)
+        mask = np.uint64(tt.shape[0] - 1)
+        slot = np.int64(_hash(key_a, key_b) & mask) & ~1
     for j in range(2 if use_tt else 0):
         ea = tt[slot + j, 0]
         eb = tt[slot + j, 1]
