@@ -100,6 +100,9 @@ def cli() -> None:
               help="Local worker processes (one opening class each at a time).")
 @click.option("--dask", "dask_address", default=None, metavar="ADDRESS|local[:WORKERS]",
               help="Run the opening classes on a Dask scheduler, or on a LocalCluster.")
+@click.option("--split", type=click.Choice(["class", "replies"]), default=None,
+              help="Task size: one opening class, or one reply of the mover (saved as soon as "
+                   "proven) [default: replies from size 8].")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="SECONDS", help="Stop after this long, keeping what is proven.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout.")
@@ -110,8 +113,8 @@ def cli() -> None:
               help="Where --method retrograde writes its database "
                    "[default: results/trike/db/size-N.npz].")
 def solve(game: str, size: int, method: str, tt_mb: float, win_loss_only: bool, jobs: int,
-          dask_address: str | None, time_limit: float | None, as_json: bool, out: str | None,
-          db_out: str | None) -> None:
+          dask_address: str | None, split: str | None, time_limit: float | None, as_json: bool,
+          out: str | None, db_out: str | None) -> None:
     """Solve every opening of GAME exactly (who wins, margin, remoteness).
 
     Each solved opening class is saved at once to a checkpoint beside the
@@ -124,9 +127,10 @@ def solve(game: str, size: int, method: str, tt_mb: float, win_loss_only: bool, 
             f"retrograde supports sizes 2..{MAX_RETROGRADE_SIZE}; use --method alphabeta",
             param_hint="'--method'",
         )
-    if method == "retrograde" and (jobs > 1 or dask_address or win_loss_only or time_limit):
-        raise click.UsageError("--jobs, --dask, --win-loss-only and --time-limit apply to "
-                               "--method alphabeta")
+    if method == "retrograde" and (jobs > 1 or dask_address or win_loss_only or time_limit
+                                   or split):
+        raise click.UsageError("--jobs, --dask, --split, --win-loss-only and --time-limit "
+                               "apply to --method alphabeta")
     from analysis import executors, trike_openings
 
     csv_path = Path(out) if out else Path("results") / "trike" / f"size-{size}.csv"
@@ -145,7 +149,7 @@ def solve(game: str, size: int, method: str, tt_mb: float, win_loss_only: bool, 
             study = trike_openings.run(
                 size, method, tt_mb, progress=_progress_bar(f"trike size {size}"),
                 db_path=db_path, executor=executor, checkpoint_path=checkpoint,
-                win_loss_only=win_loss_only, time_limit=time_limit,
+                win_loss_only=win_loss_only, time_limit=time_limit, split=split,
             )
         except trike_openings.Interrupted as stop:
             study = stop.study
@@ -229,6 +233,118 @@ def analyze(game: str, size: int, position_text: str, tt_mb: float, db_path: str
         click.echo(json.dumps(report.to_json()))
     else:
         click.echo(trike_analysis.format_report(report))
+
+
+@cli.command()
+@click.argument("game", callback=_game(solvable=False))
+@click.option("--players", type=int, default=None,
+              help="trio-cards: number of players, 3..6 [default: 3].")
+@click.option("--mode", type=click.Choice(["simple", "spicy"]), default=None,
+              help="trio-cards: winning condition [default: simple].")
+@click.option("--teams", is_flag=True, help="trio-cards: team play (4 or 6 players).")
+@click.option("--policy", "policy_text", default="random", show_default=True,
+              help="A policy for every seat, or one per seat separated by commas.")
+@click.option("--games", type=click.IntRange(min=1), required=True, help="Games to play.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Study seed: game g uses the stream (seed, g).")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Local worker processes.")
+@click.option("--dask", "dask_address", default=None, metavar="ADDRESS|local[:WORKERS]",
+              help="Run the chunks on a Dask scheduler, or on a LocalCluster.")
+@click.option("--cap", type=click.IntRange(min=1), default=None,
+              help="Turn cap (trio-cards, default 500) or ply cap (tabula-trivium, default 400).")
+@click.option("--chunk", type=click.IntRange(min=1), default=20_000, show_default=True,
+              help="Games per task (does not change the results).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="CSV path of the per-seat table (.meta.json, .png and the per-game "
+                   ".parquet go beside it) [default: results/GAME/NAME.csv].")
+def simulate(game: str, players: int | None, mode: str | None, teams: bool, policy_text: str,
+             games: int, seed: int, jobs: int, dask_address: str | None, cap: int | None,
+             chunk: int, as_json: bool, out: str | None) -> None:
+    """Play GAME many times with the given policies; win rates per seat with 95% CIs."""
+    from solver import montecarlo
+
+    if game not in montecarlo.GAME_MODULES:
+        raise click.BadParameter(f"{game!r} is not simulated yet; simulated games: "
+                                 f"{', '.join(montecarlo.GAME_MODULES)}", param_hint="'GAME'")
+    policies = [p.strip() for p in policy_text.split(",")]
+    if game == "trio-cards":
+        options = {"players": 3 if players is None else players, "mode": mode or "simple",
+                   "teams": teams, "policies": policies}
+        if cap is not None:
+            options["turn_cap"] = cap
+    else:
+        for flag, value in (("--players", players), ("--mode", mode), ("--teams", teams or None)):
+            if value is not None:
+                raise click.UsageError(f"{flag} applies to trio-cards only")
+        options = {"policies": policies}
+        if cap is not None:
+            options["ply_cap"] = cap
+    spec = montecarlo.load_spec(game)
+    try:
+        config = spec.make_config(options)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    from analysis import executors
+
+    try:
+        executor = executors.make_executor(jobs, dask_address)
+    except executors.ExecutorError as e:
+        hint = "'--dask'" if dask_address else "'--jobs'"
+        raise click.BadParameter(str(e), param_hint=hint) from None
+    from analysis import artifacts, mc_study
+
+    csv_path = Path(out) if out else Path("results") / game / f"{_study_name(game, config)}.csv"
+    try:
+        res = montecarlo.simulate(spec, config, games, seed, executor, chunk,
+                                  progress=_game_bar(game))
+    finally:
+        executor.close()
+    summary = mc_study.summarise(spec, config, res, seed)
+    summary["executor"] = executor.describe()
+    table = mc_study.seat_table(config, res)
+    frame = mc_study.per_game_frame(spec, config, res)
+    fig = mc_study.plot_win_rates(summary, f"{game} {_study_name(game, config)}: "
+                                           f"{games:,} games, seed {seed}")
+    meta = artifacts.base_metadata(
+        **summary, regenerate=artifacts.command_line(),
+        per_game_rows=str(csv_path.with_suffix(".parquet")) + " (not committed; rerun the "
+                                                              "command to regenerate)",
+    )
+    artifacts.atomic_write(csv_path.with_suffix(".parquet"),
+                           lambda tmp: frame.to_parquet(tmp, index=False))
+    artifacts.write_csv(csv_path, table)
+    artifacts.save_figure(csv_path.with_suffix(".png"), fig)
+    artifacts.write_json(csv_path.with_suffix(".meta.json"), meta)
+    if as_json:
+        keys = ["game", "games", "seed", "seats", "draws", "unfinished", "mean_length",
+                "first_seat_advantage", "first_seat_advantage_ci", "options"]
+        click.echo(json.dumps({k: summary[k] for k in keys}))
+        return
+    click.echo(mc_study.format_report(summary))
+    click.echo(f"Wrote {csv_path}, {csv_path.with_suffix('.meta.json')}, "
+               f"{csv_path.with_suffix('.png')}, {csv_path.with_suffix('.parquet')}")
+
+
+def _study_name(game: str, config) -> str:
+    pol = "_".join(p.replace(":", "-") for p in config.seat_policies)
+    if len(set(config.seat_policies)) == 1:
+        pol = config.seat_policies[0].replace(":", "-")
+    if game == "trio-cards":
+        o = config.options
+        return f"p{o['players']}-{o['mode']}{'-teams' if o['teams'] else ''}-{pol}"
+    return "-vs-".join(p.replace(":", "-") for p in config.seat_policies)
+
+
+def _game_bar(desc: str):
+    from tqdm import tqdm
+
+    def make(total: int):
+        return tqdm(total=total, desc=desc, unit="game", unit_scale=True, file=sys.stderr,
+                    disable=not sys.stderr.isatty())
+
+    return make
 
 
 def main() -> None:

@@ -1,9 +1,10 @@
 """Where long jobs run: in this process, in local worker processes, or on Dask.
 
-Every long job in trilab is a list of independent tasks (a module-level
-function and its argument tuples).  An executor runs them and yields
-``(index, result)`` as tasks finish, in any order; callers key results by
-index, so the output never depends on the executor or on the worker count.
+Every long job in trilab is a stream of independent tasks (a module-level
+function and its argument tuples).  An executor runs them, keeping a few in
+flight and pulling the next ones lazily, and yields ``(args, result)`` as
+tasks finish, in any order; callers key results by the arguments, so the
+output never depends on the executor or on the worker count.
 
 * ``SerialExecutor``: in this process, in order (``--jobs 1``).
 * ``ProcessExecutor``: a pool of ``J`` spawned worker processes (``--jobs J``).
@@ -18,7 +19,7 @@ import concurrent.futures as cf
 import multiprocessing as mp
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 Task = tuple[Any, ...]
@@ -28,15 +29,46 @@ class ExecutorError(ValueError):
     """A bad executor specification (shown to the user as a usage error)."""
 
 
+def _windowed(submit, wait_first, cancel, tasks: Iterable[Task], window: int,
+              timeout: float | None) -> Iterator[tuple[Task, Any]]:
+    """Keep at most ``window`` tasks in flight, pulling new ones from ``tasks``
+    lazily (so a caller's generator can drop work that became unnecessary);
+    yield ``(args, result)`` as tasks finish."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    source = iter(tasks)
+    in_flight: dict[Any, Task] = {}
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and len(in_flight) < window:
+                args = next(source, None)
+                if args is None:
+                    exhausted = True
+                else:
+                    in_flight[submit(args)] = args
+            if not in_flight:
+                return
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise TimeoutError
+            for fut, result in wait_first(list(in_flight), left):
+                yield in_flight.pop(fut), result
+    finally:
+        for fut in in_flight:
+            cancel(fut)
+
+
 class SerialExecutor:
+    """Runs tasks one after the other in this process."""
+
     name = "serial"
     workers = 1
 
-    def run(self, fn: Callable, tasks: Sequence[Task],
-            timeout: float | None = None) -> Iterator[tuple[int, Any]]:
+    def run(self, fn: Callable, tasks: Iterable[Task],
+            timeout: float | None = None) -> Iterator[tuple[Task, Any]]:
         """Run in order; ``timeout`` is left to the tasks (they run here)."""
-        for i, args in enumerate(tasks):
-            yield i, fn(*args)
+        for args in tasks:
+            yield args, fn(*args)
 
     def close(self) -> None:
         pass
@@ -46,26 +78,31 @@ class SerialExecutor:
 
 
 class ProcessExecutor:
+    """A pool of spawned local worker processes."""
+
     name = "processes"
 
     def __init__(self, workers: int):
         self.workers = workers
         self._pool = cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"))
 
-    def run(self, fn: Callable, tasks: Sequence[Task],
-            timeout: float | None = None) -> Iterator[tuple[int, Any]]:
-        """Yield results as tasks finish; TimeoutError after ``timeout`` seconds."""
-        futures = {self._pool.submit(fn, *args): i for i, args in enumerate(tasks)}
-        try:
-            for fut in cf.as_completed(futures, timeout=timeout):
-                yield futures[fut], fut.result()
-        finally:
-            for fut in futures:
-                fut.cancel()
+    def run(self, fn: Callable, tasks: Iterable[Task],
+            timeout: float | None = None) -> Iterator[tuple[Task, Any]]:
+        """Yield ``(args, result)`` as tasks finish; TimeoutError after ``timeout`` s."""
+
+        def wait_first(futures, left):
+            done, _ = cf.wait(futures, timeout=left, return_when=cf.FIRST_COMPLETED)
+            if not done:
+                raise TimeoutError
+            return [(f, f.result()) for f in done]
+
+        yield from _windowed(lambda args: self._pool.submit(fn, *args), wait_first,
+                             lambda f: f.cancel(), tasks, 2 * self.workers, timeout)
 
     def close(self) -> None:
-        # Kill the workers rather than wait for running tasks (Ctrl-C, errors).
-        for proc in list(getattr(self._pool, "_processes", {}).values()):
+        """Kill the workers rather than wait for running tasks (Ctrl-C, errors).
+        Safe to call more than once."""
+        for proc in list((getattr(self._pool, "_processes", None) or {}).values()):
             proc.terminate()
         self._pool.shutdown(wait=True, cancel_futures=True)
 
@@ -74,6 +111,8 @@ class ProcessExecutor:
 
 
 class DaskExecutor:
+    """A ``dask.distributed`` client: an existing scheduler or a LocalCluster."""
+
     name = "dask"
 
     def __init__(self, spec: str):
@@ -98,28 +137,21 @@ class DaskExecutor:
                 raise ExecutorError(f"cannot reach the Dask scheduler at {spec}: {e}") from None
         self.workers = max(1, len(self._client.scheduler_info().get("workers", {})))
 
-    def run(self, fn: Callable, tasks: Sequence[Task],
-            timeout: float | None = None) -> Iterator[tuple[int, Any]]:
-        """Yield results as tasks finish; TimeoutError after ``timeout`` seconds."""
+    def run(self, fn: Callable, tasks: Iterable[Task],
+            timeout: float | None = None) -> Iterator[tuple[Task, Any]]:
+        """Yield ``(args, result)`` as tasks finish; TimeoutError after ``timeout`` s."""
         from distributed import wait
 
-        futures = [self._client.submit(fn, *args, pure=False) for args in tasks]
-        index = {f.key: i for i, f in enumerate(futures)}
-        deadline = None if timeout is None else time.monotonic() + timeout
-        pending = set(futures)
-        try:
-            while pending:
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    raise TimeoutError
-                done, pending = wait(pending, timeout=left, return_when="FIRST_COMPLETED")
-                for fut in sorted(done, key=lambda f: index[f.key]):
-                    yield index[fut.key], fut.result()
-        finally:
-            for fut in futures:
-                fut.cancel()
+        def wait_first(futures, left):
+            done, _ = wait(futures, timeout=left, return_when="FIRST_COMPLETED")
+            return [(f, f.result()) for f in done]
+
+        yield from _windowed(lambda args: self._client.submit(fn, *args, pure=False),
+                             wait_first, lambda f: f.cancel(), tasks, 2 * self.workers,
+                             timeout)
 
     def close(self) -> None:
+        """Safe to call more than once."""
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()

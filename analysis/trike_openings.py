@@ -58,8 +58,14 @@ def solve_opening_alphabeta(
     win_loss_only: bool = False,
     progress_file: str | None = None,
     progress: Callable[[int], None] | None = None,
+    reply: int = -1,
 ) -> dict:
     """Solve the opening on ``point`` from scratch; values for the placer, as a row.
+
+    With ``reply >= 0`` solve instead the position after the mover's reply
+    ``reply`` (the placer to move): ``placer_wins`` and, unless
+    ``win_loss_only``, the placer's exact margin and the remoteness there.
+    :func:`combine_replies` turns the replies of an opening into its row.
 
     Every task starts with an empty table, so its values and node count do not
     depend on which tasks ran before it in the same process (or on which
@@ -77,13 +83,26 @@ def solve_opening_alphabeta(
         if progress_file and now - last[0] >= PROGRESS_EVERY_SECONDS:
             last[0] = now
             try:
-                artifacts.write_json(progress_file, {"point": point, "nodes": nodes,
-                                                     "seconds": round(now - t0, 1)})
+                record = {"point": point, "nodes": nodes, "seconds": round(now - t0, 1)}
+                if reply >= 0:
+                    record["reply"] = reply
+                artifacts.write_json(progress_file, record)
             except OSError:
                 pass  # a remote worker may not see the folder: progress is optional
 
     s.progress = report
     pos = trike.opening(size, point)
+    if reply >= 0:
+        child = pos.play(reply)
+        if win_loss_only:
+            win, margin, remoteness = s.is_win(child), None, None
+        else:
+            sol = s.solve_position(child, count_winning_moves=False)
+            win, margin, remoteness = sol.win, sol.margin, sol.remoteness
+        s.progress = None
+        return {"reply": reply, "placer_wins": bool(win), "margin": margin,
+                "remoteness": remoteness, "nodes": s.nodes,
+                "seconds": round(time.perf_counter() - t0, 3)}
     if win_loss_only:
         win = s.is_win(pos)
         margin = remoteness = replies = None
@@ -99,6 +118,37 @@ def solve_opening_alphabeta(
         "nodes": s.nodes,
         "seconds": round(time.perf_counter() - t0, 3),
     }
+
+
+def combine_replies(rows: dict[int, dict], replies: list[int], win_loss_only: bool) -> dict | None:
+    """The opening's row from its solved replies, or None while undecided.
+
+    The mover wins iff some reply leaves the placer lost.  Exact values need
+    every reply: the placer's margin is the least over replies, remoteness is
+    1 + the least remoteness of the mover's winning replies (when the mover
+    wins) or 1 + the greatest over all replies (when the placer wins).
+    """
+    done = [rows[r] for r in replies if r in rows]
+    usable = [r for r in done if win_loss_only or r["margin"] is not None]
+    lost = [r for r in usable if not r["placer_wins"]]
+    complete = len(usable) == len(replies)
+    nodes = sum(r["nodes"] for r in done)
+    seconds = round(sum(r["seconds"] for r in done), 3)
+    if win_loss_only:
+        if not lost and not complete:
+            return None
+        return {"winner": "mover" if lost else "placer", "margin": None, "remoteness": None,
+                "winning_replies": (len(lost) if complete else None) if lost else 0,
+                "nodes": nodes, "seconds": seconds}
+    if not complete:
+        return None
+    margin = min(r["margin"] for r in usable)
+    if lost:
+        remoteness = 1 + min(r["remoteness"] for r in lost)
+    else:
+        remoteness = 1 + max(r["remoteness"] for r in usable)
+    return {"winner": "mover" if lost else "placer", "margin": margin, "remoteness": remoteness,
+            "winning_replies": len(lost), "nodes": nodes, "seconds": seconds}
 
 
 def solve_opening_database(db: retrograde.RetrogradeDatabase, point: int) -> dict:
@@ -227,6 +277,7 @@ class Checkpoint:
         self.path = path
         self.size = size
         self.classes: dict[int, dict] = {}
+        self.replies: dict[int, dict[int, dict]] = {}
         if path is not None and path.exists():
             data = json.loads(path.read_text())
             if data.get("format") != CHECKPOINT_FORMAT or data.get("size") != size:
@@ -235,6 +286,8 @@ class Checkpoint:
                 raise ValueError(f"{path} was written by solver {data.get('solver')!r}, this is "
                                  f"{SOLVER_VERSION!r}: delete it to solve again")
             self.classes = {int(k): v for k, v in data["classes"].items()}
+            self.replies = {int(k): {int(r): row for r, row in v.items()}
+                            for k, v in data.get("replies", {}).items()}
 
     def done(self, point: int, win_loss_only: bool) -> dict | None:
         row = self.classes.get(point)
@@ -246,20 +299,30 @@ class Checkpoint:
 
     def save(self, point: int, row: dict) -> None:
         self.classes[point] = row
+        self._write()
+
+    def save_reply(self, point: int, reply: int, row: dict) -> None:
+        self.replies.setdefault(point, {})[reply] = row
+        self._write()
+
+    def _write(self) -> None:
         if self.path is None:
             return
         artifacts.write_json(self.path, {
             "format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, "size": self.size,
             "solver": SOLVER_VERSION,
             "classes": {str(k): v for k, v in sorted(self.classes.items())},
+            "replies": {str(k): {str(r): row for r, row in sorted(v.items())}
+                        for k, v in sorted(self.replies.items())},
         })
 
-    def progress_file(self, point: int) -> str | None:
+    def progress_file(self, point: int, reply: int = -1) -> str | None:
         if self.path is None:
             return None
-        return str(self.path.with_name(self.path.name + f".progress-{point}.json"))
+        tag = f"{point}" if reply < 0 else f"{point}-{reply}"
+        return str(self.path.with_name(self.path.name + f".progress-{tag}.json"))
 
-    def unfinished_work(self) -> dict[int, dict]:
+    def unfinished_work(self) -> dict[str, dict]:
         """Nodes and seconds recorded by tasks still running when a run stopped."""
         out = {}
         if self.path is None:
@@ -269,12 +332,15 @@ class Checkpoint:
                 data = json.loads(f.read_text())
             except (OSError, ValueError):
                 continue
+            if "reply" in data and int(data["reply"]) in self.replies.get(int(data["point"]), {}):
+                continue
             if int(data["point"]) not in self.classes:
-                out[int(data["point"])] = data
+                tag = f.name.rsplit(".progress-", 1)[1].removesuffix(".json")
+                out[tag] = data
         return out
 
-    def clear_progress(self, point: int) -> None:
-        f = self.progress_file(point)
+    def clear_progress(self, point: int, reply: int = -1) -> None:
+        f = self.progress_file(point, reply)
         if f:
             Path(f).unlink(missing_ok=True)
 
@@ -289,6 +355,7 @@ def run(
     checkpoint_path: Path | None = None,
     win_loss_only: bool = False,
     time_limit: float | None = None,
+    split: str | None = None,
 ) -> OpeningStudy:
     """Solve every opening class of ``size`` (one task per class).
 
@@ -297,7 +364,15 @@ def run(
     run starts again.  ``progress(total=, initial=)`` makes a progress bar.
     On Ctrl-C, SIGTERM (as KeyboardInterrupt) or ``time_limit`` seconds,
     raises :class:`Interrupted` carrying the partial study.
+
+    ``split`` is the task granularity: ``"class"`` (one task per opening
+    class) or ``"replies"`` (one task per reply of the mover, each saved as
+    soon as it is proven, so work inside a long class survives a restart);
+    the default is ``"replies"`` from size 8 up.
     """
+    split = split or ("replies" if size >= 8 else "class")
+    if split not in ("class", "replies"):
+        raise ValueError(f"unknown split {split!r}")
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}")
     classes = trike.opening_classes(size)
@@ -322,10 +397,12 @@ def run(
         if row is not None:
             results[cls[0]] = row
     extra["resumed_classes"] = len(results)
+    extra["split"] = split
     todo = [cls[0] for cls in classes if cls[0] not in results]
     # Complete runs start with the costliest class (shortest wall time on many
     # workers); time-limited runs with the cheapest (most classes proven).
     todo.sort(key=lambda p: centrality(size, p), reverse=time_limit is not None)
+    replies = {p: trike.opening(size, p).legal_moves() for p in todo}
     bar = progress(total=len(classes), initial=len(results)) if progress else None
     serial = isinstance(executor, SerialExecutor)
 
@@ -335,23 +412,52 @@ def run(
         if time_limit is not None and time.perf_counter() - t0 > time_limit:
             raise TimeoutError
 
-    tasks = [
-        (size, p, tt_mb, win_loss_only, ckpt.progress_file(p), node_progress if serial else None)
-        for p in todo
-    ]
+    def decide(p: int) -> None:
+        row = combine_replies(ckpt.replies.get(p, {}), replies[p], win_loss_only)
+        if row is not None and p not in results:
+            results[p] = row
+            ckpt.save(p, row)
+            if bar is not None:
+                bar.update(1)
+
+    def tasks():
+        """Generated lazily: replies of an opening decided meanwhile are skipped."""
+        for p in todo:
+            if split == "class":
+                yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p),
+                       node_progress if serial else None, -1)
+                continue
+            decide(p)  # replies saved by an earlier run may already decide it
+            for r in replies[p]:
+                if p in results:
+                    break
+                row = ckpt.replies.get(p, {}).get(r)
+                if row is not None and (win_loss_only or row["margin"] is not None):
+                    continue
+                yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p, r),
+                       node_progress if serial else None, r)
+
     reason = None
     try:
         elapsed = time.perf_counter() - t0
         remaining = None if time_limit is None else max(0.0, time_limit - elapsed)
-        for i, row in executor.run(solve_opening_alphabeta, tasks, timeout=remaining):
-            results[todo[i]] = row
-            ckpt.save(todo[i], row)
-            ckpt.clear_progress(todo[i])
-            if bar is not None:
-                bar.update(1)
+        for args, row in executor.run(solve_opening_alphabeta, tasks(), timeout=remaining):
+            p, r = args[1], args[6]
+            if r < 0:
+                results[p] = row
+                ckpt.save(p, row)
+                ckpt.clear_progress(p)
+                if bar is not None:
+                    bar.update(1)
+            else:
+                ckpt.save_reply(p, r, row)
+                ckpt.clear_progress(p, r)
+                decide(p)
             if time_limit is not None and time.perf_counter() - t0 > time_limit:
                 if len(results) < len(classes):
                     raise TimeoutError
+        if len(results) < len(classes):  # pragma: no cover - defensive
+            raise RuntimeError("the run ended with undecided classes")
     except KeyboardInterrupt:
         reason = "interrupted"
     except TimeoutError:
@@ -362,8 +468,10 @@ def run(
     study = _study(size, method, classes, results, time.perf_counter() - t0, extra, win_loss_only)
     if reason is not None:
         executor.close()
-        study.extra["unfinished_work"] = {
-            _label_point(size, p): v for p, v in ckpt.unfinished_work().items()}
+        study.extra["unfinished_work"] = ckpt.unfinished_work()
+        study.extra["proven_replies"] = {
+            _label_point(size, p): {_label_point(size, r): row for r, row in v.items()}
+            for p, v in ckpt.replies.items() if p not in results}
         raise Interrupted(study, reason, checkpoint_path)
     return study
 

@@ -49,11 +49,13 @@ def clean_size6() -> pd.DataFrame:
     return study.table
 
 
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM])
-def test_killed_run_resumes_to_the_same_table(tmp_path, sig, clean_size6):
+@pytest.mark.parametrize("sig, jobs", [(signal.SIGKILL, 1), (signal.SIGINT, 1),
+                                       (signal.SIGTERM, 1), (signal.SIGINT, 2)])
+def test_killed_run_resumes_to_the_same_table(tmp_path, sig, jobs, clean_size6):
     out = tmp_path / "size-6.csv"
     ckpt = tmp_path / "size-6.checkpoint.json"
-    args = ("solve", "trike", "--size", "6", "--tt-mb", "64", "--out", str(out))
+    args = ("solve", "trike", "--size", "6", "--tt-mb", "64", "--out", str(out),
+            "--jobs", str(jobs))
     proc = trilab(*args, cwd=tmp_path)
     saved = wait_for_saved_class(ckpt, proc)
     proc.send_signal(sig)
@@ -167,3 +169,52 @@ def test_largest_sizes_are_accepted_and_stop_on_time(tmp_path, size):
     meta = json.loads(out.with_suffix(".meta.json").read_text())
     assert meta["complete"] is False and meta["size"] == size
     assert len(meta["summary"]["open_classes"]) == len(trike_openings.trike.opening_classes(size))
+
+
+@pytest.mark.parametrize("win_loss_only", [False, True])
+def test_reply_split_gives_the_class_values(win_loss_only):
+    by_class = trike_openings.run(6, tt_mb=64, win_loss_only=win_loss_only, split="class")
+    by_reply = trike_openings.run(6, tt_mb=64, win_loss_only=win_loss_only, split="replies")
+    cols = ["point", "winner", "margin", "remoteness"]
+    pd.testing.assert_frame_equal(by_class.table[cols], by_reply.table[cols])
+    if not win_loss_only:
+        assert list(by_class.table.winning_replies) == list(by_reply.table.winning_replies)
+
+
+def test_reply_split_mover_wins_on_size5_and_resumes(tmp_path):
+    """Size 5 has mover-won classes (early exit) and placer-won ones (all replies)."""
+    ckpt = tmp_path / "c.json"
+    full = trike_openings.run(5, tt_mb=16, split="class")
+    with pytest.raises(trike_openings.Interrupted) as stop:
+        trike_openings.run(5, tt_mb=16, split="replies", checkpoint_path=ckpt,
+                           time_limit=1e-9)
+    assert stop.value.study.open_classes
+    saved = json.loads(ckpt.read_text())
+    assert saved["replies"]  # proven replies are on record before the class is decided
+    resumed = trike_openings.run(5, tt_mb=16, split="replies", checkpoint_path=ckpt)
+    cols = ["point", "winner", "margin", "remoteness", "winning_replies"]
+    pd.testing.assert_frame_equal(full.table[cols], resumed.table[cols])
+    wl = trike_openings.run(5, tt_mb=16, split="replies", win_loss_only=True)
+    assert list(wl.table.winner) == list(full.table.winner)
+    placer = wl.table[wl.table.winner == "placer"]
+    assert (placer.winning_replies == 0).all()
+
+
+def test_combine_replies_rules():
+    rows = {1: {"placer_wins": True, "margin": 1, "remoteness": 10, "nodes": 5, "seconds": 0.1},
+            2: {"placer_wins": False, "margin": -3, "remoteness": 8, "nodes": 7, "seconds": 0.2},
+            3: {"placer_wins": False, "margin": -1, "remoteness": 6, "nodes": 1, "seconds": 0.1}}
+    assert trike_openings.combine_replies({1: rows[1]}, [1, 2, 3], False) is None
+    assert trike_openings.combine_replies({2: rows[2]}, [1, 2, 3], True)["winner"] == "mover"
+    row = trike_openings.combine_replies(rows, [1, 2, 3], False)
+    assert row["winner"] == "mover" and row["margin"] == -3
+    assert row["remoteness"] == 7 and row["winning_replies"] == 2 and row["nodes"] == 13
+    placer = trike_openings.combine_replies({1: rows[1]}, [1], False)
+    assert placer["winner"] == "placer" and placer["remoteness"] == 11
+
+
+def test_executors_close_twice():
+    for ex in (executors.make_executor(jobs=2), executors.make_executor(dask="local:1")):
+        assert [r for _, r in ex.run(abs, [(-3,), (4,)])] in ([3, 4], [4, 3])
+        ex.close()
+        ex.close()
