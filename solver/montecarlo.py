@@ -52,3 +52,82 @@ class GameSpec:
     play_chunk: Callable  # @njit kernel, see the module docstring
     reference_game: Callable[[int, int, dict], tuple[int, int, int]]
     draw_reasons: tuple[str, ...] = ()  # end reasons that count as draws
+
+
+# ----------------------------------------------------------------- driver
+
+GAME_MODULES = {
+    "trio-cards": "solver.trio_cards",
+    "tabula-trivium": "solver.tabula_trivium",
+}
+DEFAULT_CHUNK = 20_000
+
+
+def load_spec(name: str) -> GameSpec:
+    """The ``SPEC`` of a simulated game, by name (importable in any worker)."""
+    import importlib
+
+    if name not in GAME_MODULES:
+        raise ValueError(f"unknown game {name!r}; simulated games: {', '.join(GAME_MODULES)}")
+    return importlib.import_module(GAME_MODULES[name]).SPEC
+
+
+def play_chunk_task(
+    game: str, seed: int, first: int, count: int, icfg: np.ndarray, fcfg: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One task: games ``first .. first + count - 1`` (a module-level function,
+    so process pools and Dask workers can import it)."""
+    spec = load_spec(game)
+    return spec.play_chunk(np.uint64(seed), np.int64(first), np.int64(count), icfg, fcfg)
+
+
+@dataclass
+class SimulationResult:
+    """Raw per-game outcomes, indexed by game number."""
+
+    winners: np.ndarray  # int64 bitmask of winning seats
+    length: np.ndarray  # int64 turns
+    reason: np.ndarray  # int64 index into spec.end_reasons
+    seconds: float
+
+
+def simulate(
+    spec: GameSpec,
+    config: GameConfig,
+    games: int,
+    seed: int,
+    executor=None,
+    chunk: int = DEFAULT_CHUNK,
+    progress: Callable | None = None,
+) -> SimulationResult:
+    """Play ``games`` games in chunks on ``executor`` (default: this process).
+
+    Game ``g`` depends only on ``(seed, g)``, so the arrays are bit-identical
+    for any chunk size, job count or executor.  ``progress(total=)`` makes a
+    bar that is advanced by the number of games of each finished chunk.
+    """
+    import time
+
+    from analysis.executors import SerialExecutor
+
+    if games < 1:
+        raise ValueError("games must be at least 1")
+    executor = executor or SerialExecutor()
+    starts = list(range(0, games, chunk))
+    tasks = [(spec.name, seed, s, min(chunk, games - s), config.icfg, config.fcfg)
+             for s in starts]
+    winners = np.empty(games, dtype=np.int64)
+    length = np.empty(games, dtype=np.int64)
+    reason = np.empty(games, dtype=np.int64)
+    bar = progress(total=games) if progress else None
+    t0 = time.perf_counter()
+    try:
+        for args, (w, n, r) in executor.run(play_chunk_task, tasks):
+            s, c = args[2], args[3]
+            winners[s:s + c], length[s:s + c], reason[s:s + c] = w, n, r
+            if bar is not None:
+                bar.update(c)
+    finally:
+        if bar is not None:
+            bar.close()
+    return SimulationResult(winners, length, reason, time.perf_counter() - t0)
