@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint bench results results-8 clean
+.PHONY: install demo test lint bench results results-mc results-8 clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -25,12 +25,27 @@ test: install lint
 
 bench: install
 	$(PY) benchmarks/bench_trike.py --sizes 5 6 --scaling 7
+	$(PY) benchmarks/bench_montecarlo.py
 
-results: install
+results: install results-mc
 	for n in 2 3 4 5 6; do $(VENV)/bin/trilab solve trike --size $$n || exit 1; done
 	$(VENV)/bin/trilab solve trike --size 7 --jobs 2 --tt-mb 2048
 	for n in 2 3 4 5; do $(VENV)/bin/trilab solve trike --size $$n --method retrograde \
 	  --out results/trike/retrograde/size-$$n.csv --db results/trike/db/size-$$n.npz || exit 1; done
+
+# Monte Carlo studies: MC_GAMES games per table (1,000,000 by default).
+MC_GAMES ?= 1000000
+MC_JOBS ?= 2
+results-mc: install
+	for p in 3 4 5 6; do for mode in simple spicy; do for pol in random memory; do \
+	  $(VENV)/bin/trilab simulate trio-cards --players $$p --mode $$mode --policy $$pol \
+	    --games $(MC_GAMES) --seed 2026 --jobs $(MC_JOBS) || exit 1; done; done; done
+	for p in 4 6; do for mode in simple spicy; do for pol in random memory; do \
+	  $(VENV)/bin/trilab simulate trio-cards --players $$p --mode $$mode --teams --policy $$pol \
+	    --games $(MC_GAMES) --seed 2026 --jobs $(MC_JOBS) || exit 1; done; done; done
+	for pol in random,random greedy,greedy random,greedy greedy,random; do \
+	  $(VENV)/bin/trilab simulate tabula-trivium --policy $$pol --games $(MC_GAMES) \
+	    --seed 2026 --jobs $(MC_JOBS) || exit 1; done
 
 # Size 8 takes hours: win/loss only, resumable; run it again to continue.
 results-8: install

@@ -1,0 +1,93 @@
+"""Monte Carlo benchmark: games per second per core, engine vs reference, 1 vs 2 jobs.
+
+For each game and policy set, in this one process: the Numba engine plays N
+games (after a warm-up that compiles or loads the kernels), the pure-Python
+reference plays the first M of the same games (same seed, same streams, so
+the same games), and the ratio of their games/s is reported.  Then the same
+N games run with 1 and 2 local processes.  Rows are appended to
+``results/bench/montecarlo.csv`` with the commit and machine.
+
+    python benchmarks/bench_montecarlo.py [--games 20000] [--reference-games 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from analysis import artifacts, executors  # noqa: E402
+from solver import montecarlo  # noqa: E402
+
+CASES = [
+    ("trio-cards", {"players": 3, "mode": "simple", "policies": ["random"]}),
+    ("trio-cards", {"players": 3, "mode": "simple", "policies": ["memory"]}),
+    ("trio-cards", {"players": 6, "mode": "spicy", "teams": True, "policies": ["memory"]}),
+    ("tabula-trivium", {"policies": ["random"]}),
+    ("tabula-trivium", {"policies": ["greedy"]}),
+    ("tabula-trivium", {"policies": ["lookahead:1", "random"]}),
+]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=20_000)
+    ap.add_argument("--reference-games", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", default=str(ROOT / "results" / "bench" / "montecarlo.csv"))
+    args = ap.parse_args()
+    rows = []
+    for game, options in CASES:
+        spec = montecarlo.load_spec(game)
+        config = spec.make_config(options)
+        n = args.games // 10 if "lookahead" in str(options) else args.games
+        m = max(1, args.reference_games // (10 if "lookahead" in str(options) else 1))
+        montecarlo.simulate(spec, config, 10, args.seed)  # compile / load the cache
+        eng = montecarlo.simulate(spec, config, n, args.seed)
+        t0 = time.perf_counter()
+        for g in range(m):
+            spec.reference_game(args.seed, g, options)
+        ref_s = time.perf_counter() - t0
+        eng_rate = n / eng.seconds
+        ref_rate = m / ref_s
+        walls = {}
+        for jobs in (1, 2):
+            ex = executors.make_executor(jobs)
+            try:
+                t0 = time.perf_counter()
+                montecarlo.simulate(spec, config, n, args.seed, executor=ex, chunk=max(1, n // 8))
+                walls[jobs] = time.perf_counter() - t0
+            finally:
+                ex.close()
+        row = {
+            "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "commit": artifacts.git_commit(),
+            "machine": f"{artifacts.machine()['machine']} x{os.cpu_count()}",
+            "game": game, "options": str(options), "games": n,
+            "engine_games_per_s": round(eng_rate), "reference_games": m,
+            "reference_games_per_s": round(ref_rate, 1),
+            "speedup_vs_reference": round(eng_rate / ref_rate, 1),
+            "wall_1_job_s": round(walls[1], 2), "wall_2_jobs_s": round(walls[2], 2),
+            "speedup_2_jobs": round(walls[1] / walls[2], 2),
+        }
+        rows.append(row)
+        print(f"{game} {options}: engine {eng_rate:,.0f} games/s, reference {ref_rate:,.1f} "
+              f"games/s ({row['speedup_vs_reference']}x); 1 job {walls[1]:.2f} s, "
+              f"2 jobs {walls[2]:.2f} s ({row['speedup_2_jobs']}x)", flush=True)
+    out = Path(args.out)
+    new = pd.DataFrame(rows)
+    table = pd.concat([pd.read_csv(out), new], ignore_index=True) if out.exists() else new
+    artifacts.write_csv(out, table)
+    print(f"appended {len(rows)} rows to {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""`trilab simulate`: the Monte Carlo driver, its statistics and its CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from analysis import executors, mc_study
+from cli import cli
+from solver import montecarlo
+
+GAMES = {
+    "trio-cards": {"players": 4, "mode": "spicy", "teams": True, "policies": ["memory", "random"]},
+    "tabula-trivium": {"policies": ["greedy", "random"]},
+}
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_same_seed_same_games_for_any_chunking_jobs_or_executor(game):
+    spec = montecarlo.load_spec(game)
+    config = spec.make_config(GAMES[game])
+    base = montecarlo.simulate(spec, config, 300, seed=11, chunk=300)
+    variants = [montecarlo.simulate(spec, config, 300, seed=11, chunk=37)]
+    pool = executors.make_executor(jobs=2)
+    try:
+        variants.append(montecarlo.simulate(spec, config, 300, seed=11, executor=pool, chunk=50))
+    finally:
+        pool.close()
+    dask = executors.make_executor(dask="local:2")
+    try:
+        variants.append(montecarlo.simulate(spec, config, 300, seed=11, executor=dask, chunk=64))
+    finally:
+        dask.close()
+    for v in variants:
+        for field in ("winners", "length", "reason"):
+            np.testing.assert_array_equal(getattr(base, field), getattr(v, field))
+    other = montecarlo.simulate(spec, config, 300, seed=12)
+    assert not np.array_equal(base.length, other.length)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_driver_matches_reference_games(game):
+    spec = montecarlo.load_spec(game)
+    config = spec.make_config(GAMES[game])
+    res = montecarlo.simulate(spec, config, 25, seed=5, chunk=7)
+    for g in range(25):
+        assert spec.reference_game(5, g, GAMES[game]) == (
+            int(res.winners[g]), int(res.length[g]), int(res.reason[g]))
+
+
+def test_statistics_are_consistent():
+    spec = montecarlo.load_spec("trio-cards")
+    config = spec.make_config({"players": 3, "policies": ["random"]})
+    res = montecarlo.simulate(spec, config, 2000, seed=3)
+    s = mc_study.summarise(spec, config, res, seed=3)
+    wins = sum(x["wins"] for x in s["seats"])
+    assert wins + s["draws"] + s["unfinished"] == 2000  # one winner per finished game
+    for x in s["seats"]:
+        assert x["ci_low"] <= x["win_rate"] <= x["ci_high"]
+        assert x["ci_high"] - x["ci_low"] < 0.06
+    assert s["fair_share"] == pytest.approx((2000 - s["draws"] - s["unfinished"]) / 2000 / 3)
+    lo, hi = s["first_seat_advantage_ci"]
+    assert lo <= s["first_seat_advantage"] <= hi
+    frame = mc_study.per_game_frame(spec, config, res)
+    assert len(frame) == 2000 and frame.seat0_win.sum() == s["seats"][0]["wins"]
+
+
+def test_wilson_interval_from_scipy():
+    lo, hi = mc_study.wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
+
+
+def test_cli_json_and_files(tmp_path):
+    out = tmp_path / "t.csv"
+    res = run("simulate", "trio-cards", "--players", "3", "--policy", "memory,random,random",
+              "--games", "500", "--seed", "7", "--json", "--out", str(out))
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["game"] == "trio-cards" and data["games"] == 500 and data["seed"] == 7
+    assert [s["policy"] for s in data["seats"]] == ["memory", "random", "random"]
+    assert set(data) >= {"draws", "unfinished", "mean_length"}
+    table = pd.read_csv(out)
+    assert list(table.wins) == [s["wins"] for s in data["seats"]]
+    meta = json.loads(out.with_suffix(".meta.json").read_text())
+    assert meta["seed"] == 7 and "simulate" in meta["command"] and meta["versions"]["numba"]
+    rows = pd.read_parquet(out.with_suffix(".parquet"))
+    assert len(rows) == 500
+    assert out.with_suffix(".png").stat().st_size > 1000
+    again = run("simulate", "trio-cards", "--players", "3", "--policy", "memory,random,random",
+                "--games", "500", "--seed", "7", "--json", "--jobs", "2", "--out", str(out))
+    assert json.loads(again.stdout)["seats"] == data["seats"]
+
+
+def test_cli_human_report(tmp_path):
+    res = run("simulate", "tabula-trivium", "--policy", "greedy,random", "--games", "200",
+              "--seed", "1", "--out", str(tmp_path / "x.csv"))
+    assert res.exit_code == 0, res.output
+    assert "first-seat advantage" in res.stdout and "95% CI" in res.stdout
+
+
+BAD = [
+    (["trio-cards", "--players", "7"], "3..6"),
+    (["trio-cards", "--players", "3", "--teams"], "team"),
+    (["trio-cards", "--players", "5", "--teams"], "team"),
+    (["trio-cards", "--policy", "clever"], "clever"),
+    (["trio-cards", "--policy", "forgetful:2"], "forgetful"),
+    (["tabula-trivium", "--policy", "lookahead:x"], "lookahead"),
+    (["tabula-trivium", "--players", "3"], "--players applies to trio-cards only"),
+    (["trio-board"], "not simulated yet"),
+    (["trio-cards", "--dask", "local:0"], "at least 1 worker"),
+    (["trio-cards", "--dask", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler"),
+]
+
+
+@pytest.mark.parametrize("args, needle", BAD)
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, args, needle):
+    res = run("simulate", *args, "--games", "10", "--out", str(tmp_path / "x.csv"))
+    assert res.exit_code == 2, res.output
+    assert len(res.stderr.strip().splitlines()) == 1 and needle in res.stderr, res.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_games_must_be_positive(tmp_path):
+    res = run("simulate", "trio-cards", "--games", "0", "--out", str(tmp_path / "x.csv"))
+    assert res.exit_code == 2 and "--games" in res.stderr
+    assert list(tmp_path.iterdir()) == []
