@@ -33,8 +33,10 @@ results: install results-mc
 	for n in 2 3 4 5; do $(VENV)/bin/trilab solve trike --size $$n --method retrograde \
 	  --out results/trike/retrograde/size-$$n.csv --db results/trike/db/size-$$n.npz || exit 1; done
 
-# Monte Carlo studies: MC_GAMES games per table (1,000,000 by default).
+# Monte Carlo studies: MC_GAMES games per table (1,000,000 by default), MC_GREEDY_GAMES
+# for Tabula Trivium tables with a greedy seat (about 300 games/s per core).
 MC_GAMES ?= 1000000
+MC_GREEDY_GAMES ?= 1000000
 MC_JOBS ?= 2
 results-mc: install
 	for p in 3 4 5 6; do for mode in simple spicy; do for pol in random memory; do \
@@ -43,8 +45,10 @@ results-mc: install
 	for p in 4 6; do for mode in simple spicy; do for pol in random memory; do \
 	  $(VENV)/bin/trilab simulate trio-cards --players $$p --mode $$mode --teams --policy $$pol \
 	    --games $(MC_GAMES) --seed 2026 --jobs $(MC_JOBS) || exit 1; done; done; done
-	for pol in random,random greedy,greedy random,greedy greedy,random; do \
-	  $(VENV)/bin/trilab simulate tabula-trivium --policy $$pol --games $(MC_GAMES) \
+	$(VENV)/bin/trilab simulate tabula-trivium --policy random --games $(MC_GAMES) \
+	  --seed 2026 --jobs $(MC_JOBS)
+	for pol in greedy greedy,random random,greedy; do \
+	  $(VENV)/bin/trilab simulate tabula-trivium --policy $$pol --games $(MC_GREEDY_GAMES) \
 	    --seed 2026 --jobs $(MC_JOBS) || exit 1; done
 
 # Size 8 takes hours: win/loss only, resumable; run it again to continue.

@@ -27,13 +27,14 @@ sys.path.insert(0, str(ROOT))
 from analysis import artifacts, executors  # noqa: E402
 from solver import montecarlo  # noqa: E402
 
+# (game, options, cost): a case plays games/cost engine games, reference_games/cost reference ones
 CASES = [
-    ("trio-cards", {"players": 3, "mode": "simple", "policies": ["random"]}),
-    ("trio-cards", {"players": 3, "mode": "simple", "policies": ["memory"]}),
-    ("trio-cards", {"players": 6, "mode": "spicy", "teams": True, "policies": ["memory"]}),
-    ("tabula-trivium", {"policies": ["random"]}),
-    ("tabula-trivium", {"policies": ["greedy"]}),
-    ("tabula-trivium", {"policies": ["lookahead:1", "random"]}),
+    ("trio-cards", {"players": 3, "mode": "simple", "policies": ["random"]}, 1),
+    ("trio-cards", {"players": 3, "mode": "simple", "policies": ["memory"]}, 1),
+    ("trio-cards", {"players": 6, "mode": "spicy", "teams": True, "policies": ["memory"]}, 1),
+    ("tabula-trivium", {"policies": ["random"]}, 1),
+    ("tabula-trivium", {"policies": ["greedy"]}, 20),
+    ("tabula-trivium", {"policies": ["lookahead:1", "random"]}, 10),
 ]
 
 
@@ -45,11 +46,11 @@ def main() -> None:
     ap.add_argument("--out", default=str(ROOT / "results" / "bench" / "montecarlo.csv"))
     args = ap.parse_args()
     rows = []
-    for game, options in CASES:
+    for game, options, cost in CASES:
         spec = montecarlo.load_spec(game)
         config = spec.make_config(options)
-        n = args.games // 10 if "lookahead" in str(options) else args.games
-        m = max(1, args.reference_games // (10 if "lookahead" in str(options) else 1))
+        n = max(1, args.games // cost)
+        m = max(1, args.reference_games // cost)
         montecarlo.simulate(spec, config, 10, args.seed)  # compile / load the cache
         eng = montecarlo.simulate(spec, config, n, args.seed)
         t0 = time.perf_counter()
