@@ -50,6 +50,8 @@ results-mc: install
 	for pol in greedy greedy,random random,greedy; do \
 	  $(VENV)/bin/trilab simulate tabula-trivium --policy $$pol --games $(MC_GREEDY_GAMES) \
 	    --seed 2026 --jobs $(MC_JOBS) || exit 1; done
+	$(VENV)/bin/trilab report trio-cards
+	$(VENV)/bin/trilab report tabula-trivium
 
 # Size 8 takes hours: win/loss only, resumable; run it again to continue.
 results-8: install

@@ -327,6 +327,41 @@ def simulate(game: str, players: int | None, mode: str | None, teams: bool, poli
                f"{csv_path.with_suffix('.png')}, {csv_path.with_suffix('.parquet')}")
 
 
+@cli.command()
+@click.argument("game", callback=_game(solvable=False))
+@click.option("--results-dir", type=click.Path(file_okay=False), default="results",
+              show_default=True, help="Where the studies of `trilab simulate` are.")
+@click.option("--json", "as_json", is_flag=True, help="Print the overview as JSON records.")
+def report(game: str, results_dir: str, as_json: bool) -> None:
+    """Overview of every simulated study of GAME: results/GAME/summary.csv and .png."""
+    from analysis import artifacts, mc_study
+
+    folder = Path(results_dir) / game
+    table = mc_study.collect(folder)
+    if table.empty:
+        raise click.UsageError(f"no studies in {folder}; run `trilab simulate {game} ...` first")
+    out = folder / "summary.csv"
+    fig = mc_study.plot_first_seat_advantage(table, f"{game}: first-seat advantage by study")
+    artifacts.write_csv(out, table)
+    artifacts.save_figure(out.with_suffix(".png"), fig)
+    artifacts.write_json(out.with_suffix(".meta.json"), artifacts.base_metadata(
+        game=game, studies=len(table), sources=sorted(table.study)))
+    if as_json:
+        click.echo(table.to_json(orient="records"))
+        return
+    cols = ["study", "games", "seat_win_rates", "first_seat_advantage", "ci_low", "ci_high",
+            "unfinished", "mean_length"]
+    with pd_options():
+        click.echo(table[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    click.echo(f"Wrote {out}, {out.with_suffix('.png')}, {out.with_suffix('.meta.json')}")
+
+
+def pd_options():
+    import pandas as pd
+
+    return pd.option_context("display.width", 200, "display.max_colwidth", 60)
+
+
 def _study_name(game: str, config) -> str:
     pol = "_".join(p.replace(":", "-") for p in config.seat_policies)
     if len(set(config.seat_policies)) == 1:

@@ -115,9 +115,8 @@ def format_report(summary: dict) -> str:
 
 def plot_win_rates(summary: dict, title: str):
     """Bar chart of win rate by seat with 95% CI bars and the fair share."""
-    import matplotlib.pyplot as plt
 
-    from analysis import plots  # noqa: F401  (selects the Agg backend)
+    from analysis.plots import plt  # the Agg backend
 
     seats = summary["seats"]
     fig, ax = plt.subplots(figsize=(1.2 * len(seats) + 3, 3.6))
@@ -131,4 +130,56 @@ def plot_win_rates(summary: dict, title: str):
     ax.set_ylabel("win rate (95% CI)")
     ax.set_title(title, fontsize=10)
     ax.legend(frameon=False)
+    return fig
+
+
+def collect(folder) -> pd.DataFrame:
+    """One row per study in a results folder, from the ``.meta.json`` files
+    that ``trilab simulate`` wrote (the overview behind ``trilab report``)."""
+    import json
+    from pathlib import Path
+
+    rows = []
+    for meta_path in sorted(Path(folder).glob("*.meta.json")):
+        if meta_path.name.startswith("summary"):
+            continue
+        m = json.loads(meta_path.read_text())
+        if "seats" not in m:
+            continue
+        o = m.get("options", {})
+        lo, hi = m["first_seat_advantage_ci"]
+        rows.append({
+            "study": meta_path.name.removesuffix(".meta.json"),
+            "players": o.get("players", len(m["seats"])),
+            "mode": o.get("mode", ""),
+            "teams": bool(o.get("teams", False)),
+            "policies": ",".join(s["policy"] for s in m["seats"]),
+            "games": m["games"], "seed": m["seed"],
+            "seat_win_rates": " / ".join(f"{s['win_rate']:.4f}" for s in m["seats"]),
+            "fair_share": m["fair_share"],
+            "first_seat_advantage": m["first_seat_advantage"],
+            "ci_low": lo, "ci_high": hi,
+            "draws": m["draws"], "unfinished": m["unfinished"],
+            "mean_length": m["mean_length"],
+        })
+    return pd.DataFrame(rows)
+
+
+def plot_first_seat_advantage(table: pd.DataFrame, title: str):
+    """Every study's first-seat advantage with its 95% CI, one row per study."""
+    from analysis.plots import plt  # the Agg backend
+
+    t = table.sort_values(["policies", "teams", "players", "mode"]).reset_index(drop=True)
+    fig, ax = plt.subplots(figsize=(8, 0.32 * len(t) + 1.5))
+    y = np.arange(len(t))
+    x = t.first_seat_advantage * 100
+    err = np.array([x - t.ci_low * 100, t.ci_high * 100 - x])
+    colours = ["#d1495b" if v < 0 else "#00798c" for v in x]
+    ax.errorbar(x, y, xerr=err, fmt="none", ecolor="black", capsize=3, zorder=2)
+    ax.scatter(x, y, color=colours, zorder=3)
+    ax.axvline(0, color="grey", lw=1)
+    ax.set_yticks(y, t.study)
+    ax.invert_yaxis()
+    ax.set_xlabel("first-seat advantage, percentage points (seat 0 win rate - fair share), 95% CI")
+    ax.set_title(title, fontsize=10)
     return fig

@@ -132,3 +132,19 @@ def test_games_must_be_positive(tmp_path):
     res = run("simulate", "trio-cards", "--games", "0", "--out", str(tmp_path / "x.csv"))
     assert res.exit_code == 2 and "--games" in res.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_report_collects_the_studies(tmp_path):
+    for pol in ("memory", "random"):
+        res = run("simulate", "trio-cards", "--players", "3", "--policy", pol, "--games", "300",
+                  "--seed", "2", "--out", str(tmp_path / "trio-cards" / f"p3-{pol}.csv"))
+        assert res.exit_code == 0, res.output
+    rep = run("report", "trio-cards", "--results-dir", str(tmp_path), "--json")
+    assert rep.exit_code == 0, rep.output
+    rows = json.loads(rep.stdout)
+    assert sorted(r["study"] for r in rows) == ["p3-memory", "p3-random"]
+    summary = pd.read_csv(tmp_path / "trio-cards" / "summary.csv")
+    assert len(summary) == 2 and (summary.games == 300).all()
+    assert (tmp_path / "trio-cards" / "summary.png").exists()
+    empty = run("report", "tabula-trivium", "--results-dir", str(tmp_path))
+    assert empty.exit_code == 2 and "no studies" in empty.stderr
