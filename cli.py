@@ -12,6 +12,7 @@ errors), with no traceback and no file written.
 from __future__ import annotations
 
 import json
+import shlex
 import signal
 import sys
 from pathlib import Path
@@ -26,6 +27,8 @@ class TrilabGroup(click.Group):
     """A click group whose errors are one line on stderr (exit 2 for usage errors)."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        # Keep the arguments: result metadata records the exact command.
+        extra.setdefault("obj", {})["argv"] = list(sys.argv[1:] if args is None else args)
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
@@ -186,6 +189,17 @@ def solve(game: str, size: int, method: str, tt_mb: float, win_loss_only: bool, 
                f"{csv_path.with_suffix('.png')}" + (f", {db_path}" if db_path else ""))
 
 
+def _invocation() -> str:
+    """The command being run, as a user would type it (for metadata)."""
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_root().obj if ctx is not None else None
+    if isinstance(obj, dict) and "argv" in obj:
+        return shlex.join(["trilab", *obj["argv"]])
+    from analysis import artifacts
+
+    return artifacts.command_line()
+
+
 def _raise_keyboard_interrupt(signum, frame):
     raise KeyboardInterrupt
 
@@ -194,7 +208,7 @@ def _write_study(study, csv_path: Path, tt_mb: float) -> None:
     from analysis import artifacts, plots
 
     meta = artifacts.base_metadata(
-        game="trike", size=study.size, method=study.method, tt_mb=tt_mb,
+        command=_invocation(), game="trike", size=study.size, method=study.method, tt_mb=tt_mb,
         win_loss_only=study.win_loss_only, complete=study.complete, nodes=study.nodes,
         seconds=round(study.seconds, 3), summary=study.summary(), **study.extra,
     )
@@ -308,7 +322,7 @@ def simulate(game: str, players: int | None, mode: str | None, teams: bool, poli
     fig = mc_study.plot_win_rates(summary, f"{game} {_study_name(game, config)}: "
                                            f"{games:,} games, seed {seed}")
     meta = artifacts.base_metadata(
-        **summary, regenerate=artifacts.command_line(),
+        **summary, command=_invocation(), regenerate=_invocation(),
         per_game_rows=str(csv_path.with_suffix(".parquet")) + " (not committed; rerun the "
                                                               "command to regenerate)",
     )
@@ -345,7 +359,7 @@ def report(game: str, results_dir: str, as_json: bool) -> None:
     artifacts.write_csv(out, table)
     artifacts.save_figure(out.with_suffix(".png"), fig)
     artifacts.write_json(out.with_suffix(".meta.json"), artifacts.base_metadata(
-        game=game, studies=len(table), sources=sorted(table.study)))
+        command=_invocation(), game=game, studies=len(table), sources=sorted(table.study)))
     if as_json:
         click.echo(table.to_json(orient="records"))
         return

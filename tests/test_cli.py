@@ -43,7 +43,8 @@ def test_solve_json_and_files(tmp_path):
     assert list(table.winner) == [o["winner"] for o in data["openings"]]
     meta = json.loads(out.with_suffix(".meta.json").read_text())
     assert meta["method"] == "alphabeta" and meta["nodes"] == data["nodes"]
-    assert "numba" in meta["versions"] and meta["command"]
+    assert "numba" in meta["versions"]
+    assert meta["command"] == f"trilab solve trike --size 4 --tt-mb 8 --json --out {out}"
     assert out.with_suffix(".png").stat().st_size > 1000
     # winner and margin agree: the placer wins exactly when its margin is positive
     for o in data["openings"]:

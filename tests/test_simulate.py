@@ -90,7 +90,9 @@ def test_cli_json_and_files(tmp_path):
     table = pd.read_csv(out)
     assert list(table.wins) == [s["wins"] for s in data["seats"]]
     meta = json.loads(out.with_suffix(".meta.json").read_text())
-    assert meta["seed"] == 7 and "simulate" in meta["command"] and meta["versions"]["numba"]
+    assert meta["seed"] == 7 and meta["versions"]["numba"]
+    assert meta["command"] == ("trilab simulate trio-cards --players 3 --policy "
+                               f"memory,random,random --games 500 --seed 7 --json --out {out}")
     rows = pd.read_parquet(out.with_suffix(".parquet"))
     assert len(rows) == 500
     assert out.with_suffix(".png").stat().st_size > 1000
