@@ -55,6 +55,14 @@ def write_csv(path: str | os.PathLike, df: pd.DataFrame) -> Path:
     return atomic_write(path, lambda tmp: df.to_csv(tmp, index=False))
 
 
+def append_csv(path: str | os.PathLike, rows: list[dict]) -> Path:
+    """Append rows to a CSV table (rewritten atomically); create it if missing."""
+    path = Path(path)
+    new = pd.DataFrame(rows)
+    table = pd.concat([pd.read_csv(path), new], ignore_index=True) if path.exists() else new
+    return write_csv(path, table)
+
+
 def save_figure(path: str | os.PathLike, fig) -> Path:
     fmt = Path(path).suffix.lstrip(".") or "png"
     return atomic_write(

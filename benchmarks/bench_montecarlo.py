@@ -19,8 +19,6 @@ import sys
 import time
 from pathlib import Path
 
-import pandas as pd
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -84,9 +82,7 @@ def main() -> None:
               f"games/s ({row['speedup_vs_reference']}x); 1 job {walls[1]:.2f} s, "
               f"2 jobs {walls[2]:.2f} s ({row['speedup_2_jobs']}x)", flush=True)
     out = Path(args.out)
-    new = pd.DataFrame(rows)
-    table = pd.concat([pd.read_csv(out), new], ignore_index=True) if out.exists() else new
-    artifacts.write_csv(out, table)
+    artifacts.append_csv(out, rows)
     print(f"appended {len(rows)} rows to {out}")
 
 

@@ -20,8 +20,6 @@ import sys
 import time
 from pathlib import Path
 
-import pandas as pd
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -75,9 +73,7 @@ def scaling(size: int, tt_mb: float, win_loss_only: bool, out: Path) -> None:
               flush=True)
     for label in ("processes:2", "dask local:2"):
         print(f"speed-up serial -> {label}: {walls['serial'] / walls[label]:.2f}x")
-    new = pd.DataFrame(rows)
-    table = pd.concat([pd.read_csv(out), new], ignore_index=True) if out.exists() else new
-    artifacts.write_csv(out, table)
+    artifacts.append_csv(out, rows)
     print(f"appended {len(rows)} rows to {out}")
 
 
@@ -119,9 +115,7 @@ def main() -> None:
               f"(compile {compile_s:.2f} s); win/loss only {wl_nodes:,} nodes {wl_secs:.2f} s, "
               f"without symmetry {ns_nodes:,} nodes {ns_secs:.2f} s", flush=True)
     out = Path(args.out)
-    new = pd.DataFrame(rows)
-    table = pd.concat([pd.read_csv(out), new], ignore_index=True) if out.exists() else new
-    artifacts.write_csv(out, table)
+    artifacts.append_csv(out, rows)
     print(f"appended {len(rows)} rows to {out}")
     if args.scaling:
         scaling(args.scaling, args.tt_mb, not args.scaling_full,

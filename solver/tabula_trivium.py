@@ -97,6 +97,8 @@ import numba as nb
 import numpy as np
 
 from solver import rng
+from solver.bitboard import bit, popcount
+from solver.bitboard import lowest_bit_index as lowest_bit
 from solver.montecarlo import GameConfig, GameSpec
 from solver.tabula_trivium_reference import reference_game
 
@@ -281,27 +283,6 @@ def initial_pieces() -> Pieces:
 
 
 # ------------------------------------------------------------------ bit helpers
-
-
-@nb.njit(cache=True, inline="always")
-def bit(p: int) -> np.uint64:
-    """The bitboard holding only node ``p``."""
-    return np.uint64(1) << np.uint64(p)
-
-
-@nb.njit(cache=True, inline="always")
-def popcount(x: np.uint64) -> int:
-    """Number of set bits (SWAR popcount)."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
-@nb.njit(cache=True, inline="always")
-def lowest_bit(x: np.uint64) -> int:
-    """Index of the lowest set bit of a non-zero bitboard."""
-    return popcount((x & (~x + np.uint64(1))) - np.uint64(1))
 
 
 @nb.njit(cache=True, inline="always")

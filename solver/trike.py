@@ -39,6 +39,8 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from solver.bitboard import bit, lowest_bit_index, popcount  # noqa: F401  (re-exported)
+
 MIN_SIZE = 2
 MAX_SIZE = 10
 DIRECTIONS: tuple[tuple[int, int], ...] = ((0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, -1))
@@ -130,21 +132,6 @@ _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 
 
-@nb.njit(cache=True, inline="always")
-def bit(p: int) -> np.uint64:
-    """The bitboard holding only point ``p``."""
-    return np.uint64(1) << np.uint64(p)
-
-
-@nb.njit(cache=True, inline="always")
-def popcount(x: np.uint64) -> int:
-    """Number of set bits (SWAR popcount, exact for any uint64)."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
 @nb.njit(cache=True)
 def generate_moves(rays: np.ndarray, occ: np.uint64, pawn: int, out: np.ndarray) -> int:
     """Write the legal destinations of the pawn into ``out``; return their count.
@@ -160,12 +147,6 @@ def generate_moves(rays: np.ndarray, occ: np.uint64, pawn: int, out: np.ndarray)
             out[n] = q
             n += 1
     return n
-
-
-@nb.njit(cache=True, inline="always")
-def lowest_bit_index(x: np.uint64) -> int:
-    """Index of the lowest set bit of a non-zero bitboard."""
-    return popcount((x & (~x + np.uint64(1))) - np.uint64(1))
 
 
 @nb.njit(cache=True, inline="always")
