@@ -56,10 +56,14 @@ def write_csv(path: str | os.PathLike, df: pd.DataFrame) -> Path:
 
 
 def append_csv(path: str | os.PathLike, rows: list[dict]) -> Path:
-    """Append rows to a CSV table (rewritten atomically); create it if missing."""
+    """Append rows to a CSV table (rewritten atomically); create it if missing.
+    The ``.meta.json`` beside it records the command, versions and machine of
+    the run that appended last."""
     path = Path(path)
     new = pd.DataFrame(rows)
     table = pd.concat([pd.read_csv(path), new], ignore_index=True) if path.exists() else new
+    write_json(path.with_suffix(".meta.json"),
+               base_metadata(rows=len(table), rows_appended=len(new)))
     return write_csv(path, table)
 
 
