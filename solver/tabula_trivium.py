@@ -99,6 +99,7 @@ import numpy as np
 from solver import rng
 from solver.bitboard import bit, popcount
 from solver.bitboard import lowest_bit_index as lowest_bit
+from solver.jit import kernel
 from solver.montecarlo import GameConfig, GameSpec
 from solver.tabula_trivium_reference import reference_game
 
@@ -285,23 +286,23 @@ def initial_pieces() -> Pieces:
 # ------------------------------------------------------------------ bit helpers
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def drop_lowest(x: np.uint64) -> np.uint64:
     return x & (x - np.uint64(1))
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def occupied(pieces: np.ndarray) -> np.uint64:
     return pieces[0] | pieces[1] | pieces[2] | pieces[3]
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def copy4(src: np.ndarray, dst: np.ndarray) -> None:
     for k in range(4):
         dst[k] = src[k]
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def seat_bit(seat: int) -> int:
     """Winner bitmask of ``seat``."""
     return 1 << seat
@@ -310,7 +311,7 @@ def seat_bit(seat: int) -> int:
 # ------------------------------------------------------------------ rules kernels
 
 
-@nb.njit(cache=True)
+@kernel
 def pawn_destinations(nbr: np.ndarray, occ: np.uint64, f: int) -> np.uint64:
     """Destinations of a pawn on ``f``: 1 or 2 empty steps, or a jump over a piece."""
     out = np.uint64(0)
@@ -328,7 +329,7 @@ def pawn_destinations(nbr: np.ndarray, occ: np.uint64, f: int) -> np.uint64:
     return out
 
 
-@nb.njit(cache=True)
+@kernel
 def pawn_moves(nbr: np.ndarray, mid: np.ndarray, pieces: np.ndarray, side: int,
                out: np.ndarray) -> int:
     """Write the legal pawn movements ``(from, to, captured or -1)`` of ``side`` into
@@ -353,7 +354,7 @@ def pawn_moves(nbr: np.ndarray, mid: np.ndarray, pieces: np.ndarray, side: int,
     return n
 
 
-@nb.njit(cache=True)
+@kernel
 def count_pawn_moves(nbr: np.ndarray, pieces: np.ndarray, side: int) -> int:
     """Number of legal pawn movements of ``side``."""
     occ = occupied(pieces)
@@ -365,7 +366,7 @@ def count_pawn_moves(nbr: np.ndarray, pieces: np.ndarray, side: int) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@kernel
 def has_pawn_move(nbr: np.ndarray, pieces: np.ndarray, side: int) -> bool:
     """True when ``side`` can move a pawn (an empty neighbour or a possible jump)."""
     occ = occupied(pieces)
@@ -385,7 +386,7 @@ def has_pawn_move(nbr: np.ndarray, pieces: np.ndarray, side: int) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@kernel
 def can_capture(nbr: np.ndarray, pieces: np.ndarray, side: int, victim: int) -> bool:
     """True when a pawn of ``side`` can jump over a pawn or stone of ``victim``."""
     occ = occupied(pieces)
@@ -404,7 +405,7 @@ def can_capture(nbr: np.ndarray, pieces: np.ndarray, side: int, victim: int) -> 
     return False
 
 
-@nb.njit(cache=True)
+@kernel
 def stone_destinations(rays: np.ndarray, occ: np.uint64, f: int) -> np.uint64:
     """Destinations of a stone on ``f``: along each ray up to the first occupied node."""
     m = np.uint64(0)
@@ -417,7 +418,7 @@ def stone_destinations(rays: np.ndarray, occ: np.uint64, f: int) -> np.uint64:
     return m
 
 
-@nb.njit(cache=True)
+@kernel
 def stone_moves(rays: np.ndarray, pieces: np.ndarray, side: int, out: np.ndarray) -> int:
     """Write the legal stone movements ``(from, to)`` of ``side`` into ``out`` sorted by
     ``(from, to)``; return their count."""
@@ -436,7 +437,7 @@ def stone_moves(rays: np.ndarray, pieces: np.ndarray, side: int, out: np.ndarray
     return n
 
 
-@nb.njit(cache=True)
+@kernel
 def apply_pawn_move(pieces: np.ndarray, side: int, f: int, t: int, c: int) -> None:
     """Move the pawn of ``side`` from ``f`` to ``t``, removing the piece on ``c`` if >= 0."""
     pieces[2 * side] ^= bit(f) | bit(t)
@@ -446,13 +447,13 @@ def apply_pawn_move(pieces: np.ndarray, side: int, f: int, t: int, c: int) -> No
             pieces[k] &= keep
 
 
-@nb.njit(cache=True)
+@kernel
 def apply_stone_move(pieces: np.ndarray, side: int, f: int, t: int) -> None:
     """Move the stone of ``side`` from ``f`` to ``t``."""
     pieces[2 * side + 1] ^= bit(f) | bit(t)
 
 
-@nb.njit(cache=True)
+@kernel
 def material_status(pieces: np.ndarray) -> tuple[int, int]:
     """``(winners, reason)`` when a seat has no stones or no pawns, else ``(0, -1)``.
 
@@ -465,7 +466,7 @@ def material_status(pieces: np.ndarray) -> tuple[int, int]:
     return 0, -1
 
 
-@nb.njit(cache=True)
+@kernel
 def status(nbr: np.ndarray, pieces: np.ndarray, side: int) -> tuple[int, int]:
     """Result at the start of ``side``'s turn: ``(winners, reason)`` or ``(0, -1)``."""
     w, r = material_status(pieces)
@@ -486,7 +487,7 @@ def zobrist_keys() -> np.ndarray:
     return keys
 
 
-@nb.njit(cache=True)
+@kernel
 def zobrist(keys: np.ndarray, pieces: np.ndarray, side: int) -> np.uint64:
     """Zobrist hash of ``(pieces, side to move)``."""
     h = np.uint64(0)
@@ -515,10 +516,11 @@ def new_workspace():
     s_pm = np.empty((MAX_DEPTH + 1, MAX_PAWN_MOVES, 3), dtype=np.int64)
     s_sm = np.empty((MAX_DEPTH + 1, MAX_STONE_MOVES, 2), dtype=np.int64)
     s_int = np.empty((MAX_DEPTH + 1, 8), dtype=np.int64)
-    return pbuf, sbuf, turns, tmp, s_pcs, s_post, s_pm, s_sm, s_int
+    pcat = np.empty(MAX_PAWN_MOVES, dtype=np.int64)
+    return pbuf, sbuf, turns, tmp, s_pcs, s_post, s_pm, s_sm, s_int, pcat
 
 
-@nb.njit(cache=True)
+@kernel
 def pawn_category(pieces: np.ndarray, side: int, c: int) -> int:
     """Greedy class of a pawn movement capturing ``c`` (-1: none)."""
     if c < 0:
@@ -532,7 +534,7 @@ def pawn_category(pieces: np.ndarray, side: int, c: int) -> int:
     return PCAT_OWN
 
 
-@nb.njit(cache=True)
+@kernel
 def turn_class(nbr: np.ndarray, pieces: np.ndarray, side: int) -> int:
     """Greedy class of the position after a full turn of ``side`` (game not decided)."""
     opp = 1 - side
@@ -543,7 +545,7 @@ def turn_class(nbr: np.ndarray, pieces: np.ndarray, side: int) -> int:
     return CLASS_SAFE
 
 
-@nb.njit(cache=True)
+@kernel
 def full_turns(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.ndarray,
                side: int, pm: np.ndarray, n_pm: int, pcat: np.ndarray, want: int,
                classify: bool, ws: tuple) -> int:
@@ -586,7 +588,7 @@ def full_turns(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.nd
     return n
 
 
-@nb.njit(cache=True)
+@kernel
 def random_turn(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.ndarray,
                 side: int, st: np.ndarray, ws: tuple, out: np.ndarray) -> None:
     """The ``random`` policy: write ``(pf, pt, pc, sf, st)`` into ``out``."""
@@ -609,13 +611,12 @@ def random_turn(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.n
         out[4] = sbuf[k, 1]
 
 
-@nb.njit(cache=True)
+@kernel
 def greedy_turn(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.ndarray,
                 side: int, st: np.ndarray, ws: tuple, out: np.ndarray) -> None:
     """The ``greedy`` policy (see the module docstring): one draw."""
-    pbuf, turns = ws[0], ws[2]
+    pbuf, turns, pcat = ws[0], ws[2], ws[9]
     n_pm = pawn_moves(nbr, mid, pieces, side, pbuf)
-    pcat = np.empty(n_pm, dtype=np.int64)
     want = 0
     for i in range(n_pm):
         pcat[i] = pawn_category(pieces, side, pbuf[i, 2])
@@ -638,7 +639,7 @@ def greedy_turn(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.n
             k -= 1
 
 
-@nb.njit(cache=True)
+@kernel
 def evaluate(nbr: np.ndarray, pieces: np.ndarray, side: int, mobility: int) -> int:
     """Static score for ``side`` to move (``mobility`` = its pawn movements, > 0)."""
     opp = 1 - side
@@ -649,7 +650,7 @@ def evaluate(nbr: np.ndarray, pieces: np.ndarray, side: int, mobility: int) -> i
     )
 
 
-@nb.njit(cache=True)
+@kernel
 def leaf_value(nbr: np.ndarray, pieces: np.ndarray, side: int, dist: int) -> int:
     """Value for ``side`` to move at a leaf ``dist`` turns below the root."""
     mob = count_pawn_moves(nbr, pieces, side)
@@ -658,7 +659,7 @@ def leaf_value(nbr: np.ndarray, pieces: np.ndarray, side: int, dist: int) -> int
     return evaluate(nbr, pieces, side, mob)
 
 
-@nb.njit(cache=True)
+@kernel
 def _open_level(nbr: np.ndarray, mid: np.ndarray, ws: tuple, level: int, side: int,
                 alpha: int, beta: int) -> None:
     """Start the node ``s_pcs[level]``: pawn movements with opponent captures first."""
@@ -686,7 +687,7 @@ def _open_level(nbr: np.ndarray, mid: np.ndarray, ws: tuple, level: int, side: i
     s_int[level, 7] = side
 
 
-@nb.njit(cache=True)
+@kernel
 def search(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, root: np.ndarray, side: int,
            depth: int, alpha: int, beta: int, dist0: int, ws: tuple) -> int:
     """Fail-soft negamax alpha-beta value of ``root`` for ``side`` to move, ``depth``
@@ -757,13 +758,13 @@ def search(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, root: np.ndarray,
             lv -= 1
 
 
-@nb.njit(cache=True)
+@kernel
 def lookahead_turn(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.ndarray,
                    side: int, depth: int, st: np.ndarray, ws: tuple, out: np.ndarray) -> None:
     """The ``lookahead:depth`` policy (see the module docstring)."""
-    pbuf, turns, tmp = ws[0], ws[2], ws[3]
+    pbuf, turns, tmp, pcat = ws[0], ws[2], ws[3], ws[9]
     n_pm = pawn_moves(nbr, mid, pieces, side, pbuf)
-    pcat = np.zeros(n_pm, dtype=np.int64)
+    pcat[:n_pm] = 0
     n = full_turns(nbr, mid, rays, pieces, side, pbuf, n_pm, pcat, -1, False, ws)
     for i in range(n - 1, 0, -1):
         j = rng.below(st, i + 1)
@@ -795,7 +796,7 @@ def lookahead_turn(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: n
         out[c] = turns[bi, c]
 
 
-@nb.njit(cache=True)
+@kernel
 def choose_turn(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.ndarray,
                 side: int, kind: int, depth: int, st: np.ndarray, ws: tuple,
                 out: np.ndarray) -> None:
@@ -813,7 +814,7 @@ def choose_turn(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.n
 # ------------------------------------------------------------------ games
 
 
-@nb.njit(cache=True)
+@kernel
 def play_game(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, keys: np.ndarray,
               icfg: np.ndarray, st: np.ndarray, ws: tuple, pieces: np.ndarray,
               hist: np.ndarray, turn: np.ndarray) -> tuple[int, int, int]:

@@ -85,6 +85,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from solver.jit import kernel
 from solver.montecarlo import GameConfig, GameSpec
 from solver.rng import below, game_stream, uniform
 from solver.trio_cards_reference import reference_game
@@ -138,13 +139,13 @@ ICFG_LEN = I_POLICY + MAX_PLAYERS
 # ---------------------------------------------------------------- kernels
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def is_linked(a: int, b: int) -> bool:
     """True when trios ``a`` and ``b`` are linked (sum 7 or differ by 7)."""
     return a + b == 7 or a - b == 7 or b - a == 7
 
 
-@nb.njit(cache=True)
+@kernel
 def _sort_row(row: np.ndarray, n: int) -> None:
     for i in range(1, n):
         x = row[i]
@@ -155,14 +156,14 @@ def _sort_row(row: np.ndarray, n: int) -> None:
         row[j + 1] = x
 
 
-@nb.njit(cache=True)
+@kernel
 def fill_teams(n_players: int, teams: bool, team: np.ndarray) -> None:
     """``team[p]``: ``p % (n/2)`` in team play, else ``p``."""
     for p in range(MAX_PLAYERS):
         team[p] = p % (n_players // 2) if teams else p
 
 
-@nb.njit(cache=True)
+@kernel
 def deal(rs: np.ndarray, n_players: int, hand_size: int, n_middle: int, deck: np.ndarray,
          hands: np.ndarray, hsize: np.ndarray, mid: np.ndarray) -> None:
     """Shuffle the 36 cards from stream ``rs`` and deal sorted hands and the middle."""
@@ -185,7 +186,7 @@ def deal(rs: np.ndarray, n_players: int, hand_size: int, n_middle: int, deck: np
         mid[j] = deck[n_players * hand_size + j]
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def legal_reveals(n_players: int, n_mid: int, hsize: np.ndarray, rlo: np.ndarray,
                   rhi: np.ndarray, mid: np.ndarray, mrev: np.ndarray, out: np.ndarray) -> int:
     """Write the legal reveal codes into ``out`` (see ``REVEAL_ORDER``); return their count."""
@@ -205,7 +206,7 @@ def legal_reveals(n_players: int, n_mid: int, hsize: np.ndarray, rlo: np.ndarray
     return n
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def hand_position(a: int, hsize: np.ndarray, rlo: np.ndarray, rhi: np.ndarray) -> int:
     """Position in the owner's sorted hand of the card hand reveal ``a`` shows."""
     q = a >> 1
@@ -214,7 +215,7 @@ def hand_position(a: int, hsize: np.ndarray, rlo: np.ndarray, rhi: np.ndarray) -
     return rlo[q]
 
 
-@nb.njit(cache=True)
+@kernel
 def known_value(o: int, a: int, hands: np.ndarray, hsize: np.ndarray, rlo: np.ndarray,
                 rhi: np.ndarray, hknow: np.ndarray, mknow: np.ndarray) -> int:
     """The value seat ``o`` knows reveal ``a`` would show (0 = unknown)."""
@@ -227,10 +228,11 @@ def known_value(o: int, a: int, hands: np.ndarray, hsize: np.ndarray, rlo: np.nd
     return hknow[o, q, i]
 
 
-@nb.njit(cache=True)
+@kernel
 def _remove_trio_cards(n_players: int, n_mid: int, hands: np.ndarray, hsize: np.ndarray,
                        rlo: np.ndarray, rhi: np.ndarray, mid: np.ndarray, mrev: np.ndarray,
-                       hknow: np.ndarray, mknow: np.ndarray) -> None:
+                       hknow: np.ndarray, mknow: np.ndarray, track: bool) -> None:
+    n_obs = n_players if track else 0
     for q in range(n_players):
         lo = rlo[q]
         cut = lo + rhi[q]
@@ -239,21 +241,21 @@ def _remove_trio_cards(n_players: int, n_mid: int, hands: np.ndarray, hsize: np.
         new = hsize[q] - cut
         for i in range(new):
             hands[q, i] = hands[q, i + lo]
-            for o in range(n_players):
+            for o in range(n_obs):
                 hknow[o, q, i] = hknow[o, q, i + lo]
         for i in range(new, MAX_HAND):
             hands[q, i] = 0
-            for o in range(n_players):
+            for o in range(n_obs):
                 hknow[o, q, i] = 0
         hsize[q] = new
     for j in range(n_mid):
         if mrev[j] != 0:
             mid[j] = 0
-            for o in range(n_players):
+            for o in range(n_obs):
                 mknow[o, j] = 0
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _end_turn(rlo: np.ndarray, rhi: np.ndarray, mrev: np.ndarray, turn: np.ndarray) -> None:
     for p in range(MAX_PLAYERS):
         rlo[p] = 0
@@ -264,12 +266,16 @@ def _end_turn(rlo: np.ndarray, rhi: np.ndarray, mrev: np.ndarray, turn: np.ndarr
     turn[1] = 0
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def apply_reveal(a: int, team_p: int, n_players: int, n_mid: int, hands: np.ndarray,
                  hsize: np.ndarray, rlo: np.ndarray, rhi: np.ndarray, mid: np.ndarray,
                  mrev: np.ndarray, turn: np.ndarray, owner: np.ndarray, hknow: np.ndarray,
-                 mknow: np.ndarray) -> int:
+                 mknow: np.ndarray, track: bool = True) -> int:
     """Reveal ``a`` for a player of team ``team_p``; every seat records the card.
+
+    ``track = False`` skips the records (``hknow``/``mknow`` are left as they
+    are): only the memory policies read them, so tables of ``random`` players
+    save the work.
 
     Returns 0 (the turn goes on), -1 (mismatch: the cards went back, the turn
     is over) or ``v`` (trio of ``v``: cards removed, ``owner[v] = team_p``).
@@ -278,8 +284,9 @@ def apply_reveal(a: int, team_p: int, n_players: int, n_mid: int, hands: np.ndar
         j = a - MID_BASE
         v = mid[j]
         mrev[j] = 1
-        for o in range(n_players):
-            mknow[o, j] = v
+        if track:
+            for o in range(n_players):
+                mknow[o, j] = v
     else:
         q = a >> 1
         i = hand_position(a, hsize, rlo, rhi)
@@ -288,9 +295,10 @@ def apply_reveal(a: int, team_p: int, n_players: int, n_mid: int, hands: np.ndar
             rhi[q] += 1
         else:
             rlo[q] += 1
-        for o in range(n_players):
-            if o != q:
-                hknow[o, q, i] = v
+        if track:
+            for o in range(n_players):
+                if o != q:
+                    hknow[o, q, i] = v
     if turn[0] > 0 and v != turn[1]:
         _end_turn(rlo, rhi, mrev, turn)
         return -1
@@ -298,13 +306,13 @@ def apply_reveal(a: int, team_p: int, n_players: int, n_mid: int, hands: np.ndar
     turn[1] = v
     if turn[0] < COPIES:
         return 0
-    _remove_trio_cards(n_players, n_mid, hands, hsize, rlo, rhi, mid, mrev, hknow, mknow)
+    _remove_trio_cards(n_players, n_mid, hands, hsize, rlo, rhi, mid, mrev, hknow, mknow, track)
     owner[v] = team_p
     _end_turn(rlo, rhi, mrev, turn)
     return v
 
 
-@nb.njit(cache=True)
+@kernel
 def trio_result(v: int, team_p: int, owner: np.ndarray, mode: int) -> int:
     """End reason after team ``team_p`` took the trio of ``v`` (-1: play on)."""
     if v == SEVEN:
@@ -321,7 +329,7 @@ def trio_result(v: int, team_p: int, owner: np.ndarray, mode: int) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@kernel
 def would_win(v: int, team_p: int, owner: np.ndarray, mode: int) -> bool:
     """True when team ``team_p`` taking the (free) trio of ``v`` wins the game."""
     if v == SEVEN:
@@ -335,7 +343,7 @@ def would_win(v: int, team_p: int, owner: np.ndarray, mode: int) -> bool:
     return mode == SIMPLE and n >= 2
 
 
-@nb.njit(cache=True)
+@kernel
 def winners_mask(n_players: int, team: np.ndarray, team_p: int) -> int:
     m = 0
     for s in range(n_players):
@@ -344,7 +352,7 @@ def winners_mask(n_players: int, team: np.ndarray, team_p: int) -> int:
     return m
 
 
-@nb.njit(cache=True)
+@kernel
 def gift_value(p: int, hands: np.ndarray, hsize: np.ndarray, counts: np.ndarray) -> int:
     """The value seat ``p`` gives in a team swap (``GIFT_RULE``)."""
     counts[:] = 0
@@ -357,7 +365,7 @@ def gift_value(p: int, hands: np.ndarray, hsize: np.ndarray, counts: np.ndarray)
     return best
 
 
-@nb.njit(cache=True)
+@kernel
 def _replace_card(p: int, give: int, get: int, hands: np.ndarray, hsize: np.ndarray) -> None:
     for i in range(hsize[p]):
         if hands[p, i] == give:
@@ -366,7 +374,7 @@ def _replace_card(p: int, give: int, get: int, hands: np.ndarray, hsize: np.ndar
     _sort_row(hands[p], hsize[p])
 
 
-@nb.njit(cache=True)
+@kernel
 def team_swaps(skip_team: int, n_players: int, hands: np.ndarray, hsize: np.ndarray,
                hknow: np.ndarray, counts: np.ndarray) -> None:
     """Every team but ``skip_team`` swaps one card between partners (between turns).
@@ -387,7 +395,7 @@ def team_swaps(skip_team: int, n_players: int, hands: np.ndarray, hsize: np.ndar
         hknow[:, b, :] = 0
 
 
-@nb.njit(cache=True)
+@kernel
 def forget(o: int, p: float, rs: np.ndarray, n_players: int, n_mid: int, hsize: np.ndarray,
            hknow: np.ndarray, mknow: np.ndarray) -> None:
     """Seat ``o`` forgets each record with probability ``p``.
@@ -409,7 +417,7 @@ def forget(o: int, p: float, rs: np.ndarray, n_players: int, n_mid: int, hsize: 
             mknow[o, j] = 0
 
 
-@nb.njit(cache=True)
+@kernel
 def accessible_counts(o: int, n_players: int, n_mid: int, hands: np.ndarray,
                       hsize: np.ndarray, rlo: np.ndarray, rhi: np.ndarray, mid: np.ndarray,
                       mrev: np.ndarray, hknow: np.ndarray, mknow: np.ndarray,
@@ -447,7 +455,7 @@ def accessible_counts(o: int, n_players: int, n_mid: int, hands: np.ndarray,
             acc[mknow[o, j]] += 1
 
 
-@nb.njit(cache=True)
+@kernel
 def located_counts(o: int, n_players: int, n_mid: int, hands: np.ndarray, hsize: np.ndarray,
                    mid: np.ndarray, hknow: np.ndarray, mknow: np.ndarray,
                    loc: np.ndarray) -> None:
@@ -463,7 +471,7 @@ def located_counts(o: int, n_players: int, n_mid: int, hands: np.ndarray, hsize:
             loc[mknow[o, j]] += 1
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def pick(rs: np.ndarray, options: np.ndarray, n: int) -> int:
     """``options[0]`` when ``n == 1`` (no draw), else ``options[below(n)]``."""
     if n == 1:
@@ -471,7 +479,7 @@ def pick(rs: np.ndarray, options: np.ndarray, n: int) -> int:
     return options[below(rs, n)]
 
 
-@nb.njit(cache=True)
+@kernel
 def memory_choice(o: int, rs: np.ndarray, team_o: int, mode: int, n_players: int, n_mid: int,
                   hands: np.ndarray, hsize: np.ndarray, rlo: np.ndarray, rhi: np.ndarray,
                   mid: np.ndarray, mrev: np.ndarray, turn: np.ndarray, owner: np.ndarray,
@@ -540,7 +548,7 @@ def memory_choice(o: int, rs: np.ndarray, team_o: int, mode: int, n_players: int
     return pick(rs, legal, n_legal)
 
 
-@nb.njit(cache=True)
+@kernel
 def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarray,
               hands: np.ndarray, hsize: np.ndarray, rlo: np.ndarray, rhi: np.ndarray,
               mid: np.ndarray, mrev: np.ndarray, turn: np.ndarray, owner: np.ndarray,
@@ -559,6 +567,9 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
     mknow[:, :] = 0
     if teams:
         team_swaps(-1, n, hands, hsize, hknow, acc)
+    track = False  # records are kept only when a seat reads them
+    for p in range(n):
+        track = track or icfg[I_POLICY + p] != RANDOM
     for tn in range(icfg[I_TURN_CAP]):
         p = tn % n
         policy = icfg[I_POLICY + p]
@@ -573,7 +584,7 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
                                   mrev, turn, owner, hknow, mknow, legal, n_legal, cand, acc,
                                   loc, pool)
             res = apply_reveal(a, team[p], n, n_mid, hands, hsize, rlo, rhi, mid, mrev, turn,
-                               owner, hknow, mknow)
+                               owner, hknow, mknow, track)
             if res == 0:
                 continue
             if res > 0:
