@@ -46,6 +46,7 @@ import numba as nb
 import numpy as np
 
 from solver import trike
+from solver.jit import kernel
 from solver.trike import TrikePosition
 
 MODE_MARGIN = 0
@@ -63,14 +64,14 @@ _MAXPLY = 64
 TT_CAP_MB = {2: 1, 3: 1, 4: 4, 5: 64, 6: 512}
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _parent_value(mode: int, v: int) -> int:
     if mode == MODE_MARGIN:
         return -v
     return -v - 1 if v < 0 else -v + 1
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _child_bound(mode: int, p: int) -> int:
     """Inverse of :func:`_parent_value` (maps a parent window bound to the child)."""
     if mode == MODE_MARGIN:
@@ -82,14 +83,14 @@ def _child_bound(mode: int, p: int) -> int:
     return 0
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _terminal_value(mode: int, margin: int) -> int:
     if mode == MODE_MARGIN:
         return margin
     return WIN_BASE if margin > 0 else -WIN_BASE
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _hash(a: np.uint64, b: np.uint64) -> np.uint64:
     h = a * np.uint64(0x9E3779B97F4A7C15) ^ (b + np.uint64(0x632BE59BD9B4E019))
     h ^= h >> np.uint64(31)
@@ -104,7 +105,7 @@ _P, _ALPHA, _BETA, _ALPHA0, _BEST, _IDX, _NMOVES, _SLOT = range(8)
 _MINE, _THEIRS, _KEYA, _KEYB = range(4)
 
 
-@nb.njit(cache=True)
+@kernel(inline="always")
 def _store(mode, ply, ist, ust, tt, npts):
     """Write the node's result into its bucket (depth-preferred / always-replace)."""
     best = ist[ply, _BEST]
@@ -132,7 +133,7 @@ def _store(mode, ply, ist, ust, tt, npts):
     tt[target, 1] = eb
 
 
-@nb.njit(cache=True)
+@kernel(inline="always")
 def _enter(
     mode, ply, ist, ust, ray_masks, neighbours, score_mask, symmetry, tt,
     order, img_m, img_t, stats, nsym, npts,
@@ -244,7 +245,7 @@ def _enter(
     return False, 0
 
 
-@nb.njit(cache=True)
+@kernel(inline="always")
 def _push_child(mode, ply, ist, ust, symmetry, order, img_m, img_t, nsym):
     """Set up row ``ply + 1`` for the next move of the node at ``ply``."""
     d = order[ply, ist[ply, _IDX]]
@@ -281,7 +282,7 @@ def _new_stack(mine, theirs, pawn, alpha, beta, symmetry):
     return ist, ust, order, img_m, img_t, ctl
 
 
-@nb.njit(cache=True)
+@kernel
 def _run(
     mode, ist, ust, order, img_m, img_t, ctl,
     ray_masks, neighbours, score_mask, symmetry, npts, tt, stats, nsym, node_budget,
