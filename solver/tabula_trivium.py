@@ -311,7 +311,7 @@ def seat_bit(seat: int) -> int:
 # ------------------------------------------------------------------ rules kernels
 
 
-@kernel
+@kernel(inline="always")
 def pawn_destinations(nbr: np.ndarray, occ: np.uint64, f: int) -> np.uint64:
     """Destinations of a pawn on ``f``: 1 or 2 empty steps, or a jump over a piece."""
     out = np.uint64(0)
@@ -329,7 +329,7 @@ def pawn_destinations(nbr: np.ndarray, occ: np.uint64, f: int) -> np.uint64:
     return out
 
 
-@kernel
+@kernel(inline="always")
 def pawn_moves(nbr: np.ndarray, mid: np.ndarray, pieces: np.ndarray, side: int,
                out: np.ndarray) -> int:
     """Write the legal pawn movements ``(from, to, captured or -1)`` of ``side`` into
@@ -354,7 +354,7 @@ def pawn_moves(nbr: np.ndarray, mid: np.ndarray, pieces: np.ndarray, side: int,
     return n
 
 
-@kernel
+@kernel(inline="always")
 def count_pawn_moves(nbr: np.ndarray, pieces: np.ndarray, side: int) -> int:
     """Number of legal pawn movements of ``side``."""
     occ = occupied(pieces)
@@ -366,7 +366,7 @@ def count_pawn_moves(nbr: np.ndarray, pieces: np.ndarray, side: int) -> int:
     return n
 
 
-@kernel
+@kernel(inline="always")
 def has_pawn_move(nbr: np.ndarray, pieces: np.ndarray, side: int) -> bool:
     """True when ``side`` can move a pawn (an empty neighbour or a possible jump)."""
     occ = occupied(pieces)
@@ -386,7 +386,7 @@ def has_pawn_move(nbr: np.ndarray, pieces: np.ndarray, side: int) -> bool:
     return False
 
 
-@kernel
+@kernel(inline="always")
 def can_capture(nbr: np.ndarray, pieces: np.ndarray, side: int, victim: int) -> bool:
     """True when a pawn of ``side`` can jump over a pawn or stone of ``victim``."""
     occ = occupied(pieces)
@@ -405,7 +405,7 @@ def can_capture(nbr: np.ndarray, pieces: np.ndarray, side: int, victim: int) -> 
     return False
 
 
-@kernel
+@kernel(inline="always")
 def stone_destinations(rays: np.ndarray, occ: np.uint64, f: int) -> np.uint64:
     """Destinations of a stone on ``f``: along each ray up to the first occupied node."""
     m = np.uint64(0)
@@ -418,7 +418,7 @@ def stone_destinations(rays: np.ndarray, occ: np.uint64, f: int) -> np.uint64:
     return m
 
 
-@kernel
+@kernel(inline="always")
 def stone_moves(rays: np.ndarray, pieces: np.ndarray, side: int, out: np.ndarray) -> int:
     """Write the legal stone movements ``(from, to)`` of ``side`` into ``out`` sorted by
     ``(from, to)``; return their count."""
@@ -437,7 +437,7 @@ def stone_moves(rays: np.ndarray, pieces: np.ndarray, side: int, out: np.ndarray
     return n
 
 
-@kernel
+@kernel(inline="always")
 def apply_pawn_move(pieces: np.ndarray, side: int, f: int, t: int, c: int) -> None:
     """Move the pawn of ``side`` from ``f`` to ``t``, removing the piece on ``c`` if >= 0."""
     pieces[2 * side] ^= bit(f) | bit(t)
@@ -447,13 +447,13 @@ def apply_pawn_move(pieces: np.ndarray, side: int, f: int, t: int, c: int) -> No
             pieces[k] &= keep
 
 
-@kernel
+@kernel(inline="always")
 def apply_stone_move(pieces: np.ndarray, side: int, f: int, t: int) -> None:
     """Move the stone of ``side`` from ``f`` to ``t``."""
     pieces[2 * side + 1] ^= bit(f) | bit(t)
 
 
-@kernel
+@kernel(inline="always")
 def material_status(pieces: np.ndarray) -> tuple[int, int]:
     """``(winners, reason)`` when a seat has no stones or no pawns, else ``(0, -1)``.
 
@@ -520,7 +520,7 @@ def new_workspace():
     return pbuf, sbuf, turns, tmp, s_pcs, s_post, s_pm, s_sm, s_int, pcat
 
 
-@kernel
+@kernel(inline="always")
 def pawn_category(pieces: np.ndarray, side: int, c: int) -> int:
     """Greedy class of a pawn movement capturing ``c`` (-1: none)."""
     if c < 0:
@@ -534,7 +534,7 @@ def pawn_category(pieces: np.ndarray, side: int, c: int) -> int:
     return PCAT_OWN
 
 
-@kernel
+@kernel(inline="always")
 def turn_class(nbr: np.ndarray, pieces: np.ndarray, side: int) -> int:
     """Greedy class of the position after a full turn of ``side`` (game not decided)."""
     opp = 1 - side

@@ -215,7 +215,7 @@ def hand_position(a: int, hsize: np.ndarray, rlo: np.ndarray, rhi: np.ndarray) -
     return rlo[q]
 
 
-@kernel
+@kernel(inline="always")
 def known_value(o: int, a: int, hands: np.ndarray, hsize: np.ndarray, rlo: np.ndarray,
                 rhi: np.ndarray, hknow: np.ndarray, mknow: np.ndarray) -> int:
     """The value seat ``o`` knows reveal ``a`` would show (0 = unknown)."""
@@ -228,7 +228,7 @@ def known_value(o: int, a: int, hands: np.ndarray, hsize: np.ndarray, rlo: np.nd
     return hknow[o, q, i]
 
 
-@kernel
+@kernel(inline="always")
 def _remove_trio_cards(n_players: int, n_mid: int, hands: np.ndarray, hsize: np.ndarray,
                        rlo: np.ndarray, rhi: np.ndarray, mid: np.ndarray, mrev: np.ndarray,
                        hknow: np.ndarray, mknow: np.ndarray, track: bool) -> None:
@@ -329,7 +329,7 @@ def trio_result(v: int, team_p: int, owner: np.ndarray, mode: int) -> int:
     return -1
 
 
-@kernel
+@kernel(inline="always")
 def would_win(v: int, team_p: int, owner: np.ndarray, mode: int) -> bool:
     """True when team ``team_p`` taking the (free) trio of ``v`` wins the game."""
     if v == SEVEN:
@@ -417,7 +417,7 @@ def forget(o: int, p: float, rs: np.ndarray, n_players: int, n_mid: int, hsize: 
             mknow[o, j] = 0
 
 
-@kernel
+@kernel(inline="always")
 def accessible_counts(o: int, n_players: int, n_mid: int, hands: np.ndarray,
                       hsize: np.ndarray, rlo: np.ndarray, rhi: np.ndarray, mid: np.ndarray,
                       mrev: np.ndarray, hknow: np.ndarray, mknow: np.ndarray,
@@ -455,7 +455,7 @@ def accessible_counts(o: int, n_players: int, n_mid: int, hands: np.ndarray,
             acc[mknow[o, j]] += 1
 
 
-@kernel
+@kernel(inline="always")
 def located_counts(o: int, n_players: int, n_mid: int, hands: np.ndarray, hsize: np.ndarray,
                    mid: np.ndarray, hknow: np.ndarray, mknow: np.ndarray,
                    loc: np.ndarray) -> None:
@@ -479,7 +479,7 @@ def pick(rs: np.ndarray, options: np.ndarray, n: int) -> int:
     return options[below(rs, n)]
 
 
-@kernel
+@kernel(inline="always")
 def memory_choice(o: int, rs: np.ndarray, team_o: int, mode: int, n_players: int, n_mid: int,
                   hands: np.ndarray, hsize: np.ndarray, rlo: np.ndarray, rhi: np.ndarray,
                   mid: np.ndarray, mrev: np.ndarray, turn: np.ndarray, owner: np.ndarray,
