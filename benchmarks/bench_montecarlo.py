@@ -3,8 +3,10 @@
 For each game and policy set, in this one process: the Numba engine plays N
 games (after a warm-up that compiles or loads the kernels), the pure-Python
 reference plays the first M of the same games (same seed, same streams, so
-the same games), and the ratio of their games/s is reported.  Then the same
-N games run with 1 and 2 local processes.  Rows are appended to
+the same games), and the ratio of their games/s is reported.  Then
+``--scaling-factor`` times N games run with 1 and 2 local processes, each
+pool warmed up first by a small run (spawned workers, Numba caches loaded),
+as in a long study where start-up does not count.  Rows are appended to
 ``results/bench/montecarlo.csv`` with the commit and machine.
 
     python benchmarks/bench_montecarlo.py [--games 20000] [--reference-games 200]
@@ -41,6 +43,8 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=20_000)
     ap.add_argument("--reference-games", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--scaling-factor", type=int, default=5,
+                    help="the 1 vs 2 jobs runs play this many times --games games")
     ap.add_argument("--out", default=str(ROOT / "results" / "bench" / "montecarlo.csv"))
     args = ap.parse_args()
     rows = []
@@ -58,11 +62,14 @@ def main() -> None:
         eng_rate = n / eng.seconds
         ref_rate = m / ref_s
         walls = {}
+        n_scaling = n * args.scaling_factor
         for jobs in (1, 2):
             ex = executors.make_executor(jobs)
             try:
+                montecarlo.simulate(spec, config, 4 * jobs, args.seed, executor=ex, chunk=1)
                 t0 = time.perf_counter()
-                montecarlo.simulate(spec, config, n, args.seed, executor=ex, chunk=max(1, n // 8))
+                montecarlo.simulate(spec, config, n_scaling, args.seed, executor=ex,
+                                    chunk=max(1, n_scaling // 16))
                 walls[jobs] = time.perf_counter() - t0
             finally:
                 ex.close()
@@ -74,6 +81,7 @@ def main() -> None:
             "engine_games_per_s": round(eng_rate), "reference_games": m,
             "reference_games_per_s": round(ref_rate, 1),
             "speedup_vs_reference": round(eng_rate / ref_rate, 1),
+            "scaling_games": n_scaling,
             "wall_1_job_s": round(walls[1], 2), "wall_2_jobs_s": round(walls[2], 2),
             "speedup_2_jobs": round(walls[1] / walls[2], 2),
         }

@@ -28,12 +28,21 @@ win/loss.  Search details:
   (own minus opponent's) around the destination, then by fewest replies
   for the opponent (Warnsdorff-like); measured 8x fewer nodes on size 6
   than ordering by free neighbours alone.
-* Transposition table: two ``uint64`` words per entry, holding the full
-  position (so no false hits), the mode, a bound flag and the value; buckets
-  of two slots: a depth-preferred slot (depth = empty points) and an
-  always-replace slot.  Size is given in MiB.
+* Transposition table: two ``uint64`` words per entry, holding the key
+  exactly (so no false hits), the mode, a bound flag and the value; buckets
+  of two slots: a depth-preferred slot and an always-replace slot.  Size is
+  given in MiB.  Nodes with at most ``TT_MIN_MOVES`` moves skip the table.
+* Region keys (default; ``region_keys=False`` keys by the whole position):
+  the pawn only ever reaches the connected empty region ``R`` next to it, so
+  the rest of the game depends only on ``R`` and on the colours of the
+  checkers next to ``R`` or around the pawn (its score points).  Every other
+  checker is dropped from the key, and positions that differ only there share
+  one entry.  ``R`` is recovered from such a key (it is the empty area the
+  kept checkers enclose), so the depth of an entry is ``|R|``.  Measured on
+  size 7: half the nodes and 2.4x less time for the same answers.
 * Symmetry reduction: the six symmetric images of the position are kept
-  incrementally along the search path and the smallest one keys the table.
+  incrementally along the search path and the smallest (masked) one keys
+  the table.
 """
 
 from __future__ import annotations
@@ -100,13 +109,53 @@ def _hash(a: np.uint64, b: np.uint64) -> np.uint64:
 
 
 # Columns of the integer search stack (one row per ply).
-_P, _ALPHA, _BETA, _ALPHA0, _BEST, _IDX, _NMOVES, _SLOT = range(8)
+_P, _ALPHA, _BETA, _ALPHA0, _BEST, _IDX, _NMOVES, _SLOT, _DEPTH = range(9)
 # Columns of the uint64 search stack.
 _MINE, _THEIRS, _KEYA, _KEYB = range(4)
 
 
 @kernel(inline="always")
-def _store(mode, ply, ist, ust, tt, npts):
+def _reach(neighbours, occ, pawn):
+    """The empty points the pawn can still reach: the connected empty region
+    next to it (a ray from the pawn only crosses empty points of this region)."""
+    empty = ~occ
+    reach = neighbours[pawn] & empty
+    frontier = reach
+    while frontier:
+        q = trike.lowest_bit_index(frontier)
+        frontier &= frontier - np.uint64(1)
+        grow = neighbours[q] & empty & ~reach
+        reach |= grow
+        frontier |= grow
+    return reach
+
+
+@kernel(inline="always")
+def _relevant(neighbours, score_mask, reach, pawn):
+    """Points whose checkers can still matter: the score points of the pawn and
+    the neighbours of its region (every later pawn point is in the region)."""
+    rel = score_mask[pawn]
+    x = reach
+    while x:
+        rel |= neighbours[trike.lowest_bit_index(x)]
+        x &= x - np.uint64(1)
+    return rel
+
+
+@kernel(inline="always")
+def _entry_depth(region, neighbours, ea, eb, npts):
+    """Replacement depth of a stored entry: empty points (plain keys) or the
+    size of the pawn's region (region keys; the region is recovered from the
+    key: it is bounded by the relevant checkers the key keeps)."""
+    occ = (ea | eb) & _MASK55
+    if not region:
+        return npts - trike.popcount(occ)
+    pawn = np.int64((ea >> np.uint64(55)) & np.uint64(63))
+    return trike.popcount(_reach(neighbours, occ, pawn))
+
+
+@kernel(inline="always")
+def _store(mode, ply, ist, ust, tt, npts, neighbours, region):
     """Write the node's result into its bucket (depth-preferred / always-replace)."""
     best = ist[ply, _BEST]
     if best <= ist[ply, _ALPHA0]:
@@ -121,13 +170,13 @@ def _store(mode, ply, ist, ust, tt, npts):
     key_a = ust[ply, _KEYA]
     key_b = ust[ply, _KEYB]
     eb = key_b | (np.uint64(flag) << np.uint64(55)) | (np.uint64(best & 0x7F) << np.uint64(57))
-    depth = npts - trike.popcount(key_b | (key_a & _MASK55))
+    depth = ist[ply, _DEPTH]
     e0a = tt[slot, 0]
     e0b = tt[slot, 1]
     if (e0b >> np.uint64(55)) & np.uint64(3) == 0 or (e0a == key_a and (e0b & _MASK55) == key_b):
         target = slot
     else:
-        d0 = npts - trike.popcount((e0a | e0b) & _MASK55)
+        d0 = _entry_depth(region, neighbours, e0a, e0b, npts)
         target = slot if depth >= d0 else slot + 1
     tt[target, 0] = key_a
     tt[target, 1] = eb
@@ -135,8 +184,8 @@ def _store(mode, ply, ist, ust, tt, npts):
 
 @kernel(inline="always")
 def _enter(
-    mode, ply, ist, ust, ray_masks, neighbours, score_mask, symmetry, tt,
-    order, img_m, img_t, stats, nsym, npts,
+    mode, ply, ist, ust, ray_masks, neighbours, score_mask, symmetry, sym_bytes, tt,
+    order, img_m, img_t, stats, nsym, npts, region,
 ):
     """Open the node at ``ply``: leaf, immediate wins, table probe, ordering.
 
@@ -176,12 +225,24 @@ def _enter(
     key_a = np.uint64(0xFFFFFFFFFFFFFFFF)
     key_b = np.uint64(0xFFFFFFFFFFFFFFFF)
     slot = np.int64(0)
+    depth = 0
     if use_tt:
+        rel = np.uint64(0xFFFFFFFFFFFFFFFF)
+        if region:
+            reach = _reach(neighbours, occ, pawn)
+            rel = _relevant(neighbours, score_mask, reach, pawn)
+            depth = trike.popcount(reach)
+        else:
+            depth = npts - trike.popcount(occ)
         for s in range(nsym):
-            a = img_m[ply, s] | (np.uint64(symmetry[s, pawn]) << np.uint64(55))
-            if a < key_a or (a == key_a and img_t[ply, s] < key_b):
+            rel_s = rel
+            if region and s > 0:
+                rel_s = trike.transform_by_bytes(sym_bytes, s, rel)
+            a = (img_m[ply, s] & rel_s) | (np.uint64(symmetry[s, pawn]) << np.uint64(55))
+            b = img_t[ply, s] & rel_s
+            if a < key_a or (a == key_a and b < key_b):
                 key_a = a
-                key_b = img_t[ply, s]
+                key_b = b
         key_a |= np.uint64(mode) << np.uint64(61)
         mask = np.uint64(tt.shape[0] - 1)
         slot = np.int64(_hash(key_a, key_b) & mask) & ~1
@@ -237,10 +298,11 @@ def _enter(
     ist[ply, _IDX] = 0
     ist[ply, _NMOVES] = k
     ist[ply, _SLOT] = slot if use_tt else -1
+    ist[ply, _DEPTH] = depth
     ust[ply, _KEYA] = key_a
     ust[ply, _KEYB] = key_b
     if k == 0:  # every move traps the pawn: the node is complete
-        _store(mode, ply, ist, ust, tt, npts)
+        _store(mode, ply, ist, ust, tt, npts, neighbours, region)
         return True, best
     return False, 0
 
@@ -265,7 +327,7 @@ def _push_child(mode, ply, ist, ust, symmetry, order, img_m, img_t, nsym):
 @nb.njit(cache=True)
 def _new_stack(mine, theirs, pawn, alpha, beta, symmetry):
     """The explicit search stack of a root position (row 0 filled in)."""
-    ist = np.zeros((_MAXPLY, 8), dtype=np.int64)
+    ist = np.zeros((_MAXPLY, 9), dtype=np.int64)
     ust = np.zeros((_MAXPLY, 4), dtype=np.uint64)
     order = np.zeros((_MAXPLY, 6 * 10), dtype=np.int64)
     img_m = np.zeros((_MAXPLY, 6), dtype=np.uint64)
@@ -285,7 +347,8 @@ def _new_stack(mine, theirs, pawn, alpha, beta, symmetry):
 @kernel
 def _run(
     mode, ist, ust, order, img_m, img_t, ctl,
-    ray_masks, neighbours, score_mask, symmetry, npts, tt, stats, nsym, node_budget,
+    ray_masks, neighbours, score_mask, symmetry, sym_bytes, npts, tt, stats, nsym, region,
+    node_budget,
 ):
     """Fail-soft negamax from the root of a stack, iterative, suspendable.
 
@@ -301,8 +364,8 @@ def _run(
             ctl[0] = ply
             return False, 0
         done, v = _enter(
-            mode, ply, ist, ust, ray_masks, neighbours, score_mask, symmetry, tt,
-            order, img_m, img_t, stats, nsym, npts,
+            mode, ply, ist, ust, ray_masks, neighbours, score_mask, symmetry, sym_bytes, tt,
+            order, img_m, img_t, stats, nsym, npts, region,
         )
         if not done:
             _push_child(mode, ply, ist, ust, symmetry, order, img_m, img_t, nsym)
@@ -322,7 +385,7 @@ def _run(
                 _push_child(mode, ply, ist, ust, symmetry, order, img_m, img_t, nsym)
                 ply += 1
                 break
-            _store(mode, ply, ist, ust, tt, npts)
+            _store(mode, ply, ist, ust, tt, npts, neighbours, region)
             v = ist[ply, _BEST]
 
 
@@ -376,8 +439,11 @@ class AlphaBetaSolver:
         use_symmetry: bool = True,
         progress: Callable[[int], None] | None = None,
         chunk_nodes: int = 1 << 22,
+        region_keys: bool = True,
     ):
-        """``progress(nodes)`` is called every ``chunk_nodes`` nodes of a search."""
+        """``progress(nodes)`` is called every ``chunk_nodes`` nodes of a search;
+        ``region_keys=False`` keys the table by the whole position."""
+        self.region_keys = region_keys
         self.progress = progress
         self.chunk_nodes = chunk_nodes
         self.tables = trike.tables(size)
@@ -407,7 +473,8 @@ class AlphaBetaSolver:
         while True:
             finished, v = _run(
                 mode, *stack, t.ray_masks, t.neighbours, t.score_mask, t.symmetry,
-                t.n_points, self.tt.array, self.stats, nsym, self.chunk_nodes,
+                t.symmetry_bytes, t.n_points, self.tt.array, self.stats, nsym,
+                self.region_keys, self.chunk_nodes,
             )
             if finished:
                 return int(v)

@@ -78,6 +78,7 @@ class TrikeTables(NamedTuple):
     score_mask: np.ndarray  # uint64[n_points]: neighbours plus the point itself
     symmetry: np.ndarray  # int8[6, n_points]: image of each point under each symmetry
     coords: np.ndarray  # int8[n_points, 2]: (row, col)
+    symmetry_bytes: np.ndarray  # uint64[6, 8, 256]: image of byte k of a bitboard
 
 
 def _symmetry_permutations(size: int) -> np.ndarray:
@@ -123,7 +124,18 @@ def tables(size: int) -> TrikeTables:
     sym.setflags(write=False)
     crd = np.array(coords, dtype=np.int8).reshape(npts, 2)
     crd.setflags(write=False)
-    return TrikeTables(size, npts, rays, ray_masks, neighbours, score_mask, sym, crd)
+    sym_bytes = np.zeros((N_SYMMETRIES, 8, 256), dtype=np.uint64)
+    for s in range(N_SYMMETRIES):
+        for k in range(8):
+            for byte in range(256):
+                img = 0
+                for j in range(8):
+                    p = 8 * k + j
+                    if byte >> j & 1 and p < npts:
+                        img |= 1 << int(sym[s, p])
+                sym_bytes[s, k, byte] = img
+    sym_bytes.setflags(write=False)
+    return TrikeTables(size, npts, rays, ray_masks, neighbours, score_mask, sym, crd, sym_bytes)
 
 
 # ---------------------------------------------------------------- kernels
@@ -201,6 +213,20 @@ def transform_bitboard(sym_row: np.ndarray, board: np.uint64) -> np.uint64:
             out |= np.uint64(1) << np.uint64(sym_row[p])
         x >>= np.uint64(1)
         p += 1
+    return out
+
+
+@nb.njit(cache=True, inline="always")
+def transform_by_bytes(symmetry_bytes: np.ndarray, s: int, board: np.uint64) -> np.uint64:
+    """Image of a bitboard under symmetry ``s``, one table look-up per byte
+    (``symmetry_bytes`` from :func:`tables`; same result as :func:`transform_bitboard`)."""
+    out = np.uint64(0)
+    x = board
+    k = 0
+    while x:
+        out |= symmetry_bytes[s, k, x & np.uint64(0xFF)]
+        x >>= np.uint64(8)
+        k += 1
     return out
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import random_position, to_reference
+from conftest import from_reference, random_position, to_reference
 
 from solver import retrograde, trike
 from solver import trike_reference as ref
@@ -153,4 +153,66 @@ def test_alphabeta_matches_exhaustive_minimax_on_late_positions_of_big_boards(si
             continue
         board, pawn = to_reference(pos)
         assert _ab_values(solver, pos) == ref.minimax(size, board, pawn), pos.to_notation()
+        checked += 1
+
+
+def test_symmetry_byte_tables_match_the_point_permutation(rng):
+    for size in range(trike.MIN_SIZE, trike.MAX_SIZE + 1):
+        t = trike.tables(size)
+        for s in range(6):
+            for _ in range(40):
+                board = np.uint64(rng.getrandbits(t.n_points))
+                assert trike.transform_by_bytes(t.symmetry_bytes, s, board) == \
+                    trike.transform_bitboard(t.symmetry[s], board)
+
+
+@pytest.mark.parametrize("size,samples", [(3, 60), (4, 60), (5, 60), (6, 15)])
+def test_region_keys_agree_with_whole_position_keys(size, samples, rng):
+    region = AlphaBetaSolver(size, tt_mb=8)
+    whole = AlphaBetaSolver(size, tt_mb=8, region_keys=False)
+    positions = [trike.opening(size, p) for p in range(trike.n_points(size))][:6]
+    positions += [random_position(size, rng, plies=rng.randrange(size, 3 * size))
+                  for _ in range(samples)]
+    for pos in positions:
+        assert _ab_values(region, pos) == _ab_values(whole, pos), pos.to_notation()
+
+
+def _relevant_cells(size: int, board: dict, pawn) -> set:
+    """Reference: cells whose checkers can still matter (flood fill by the rules)."""
+    region, todo = set(), [c for c in ref.neighbours(size, pawn) if c not in board]
+    while todo:
+        c = todo.pop()
+        if c not in region:
+            region.add(c)
+            todo += [n for n in ref.neighbours(size, c) if n not in board]
+    rel = {pawn, *ref.neighbours(size, pawn)}
+    for c in region:
+        rel.update(ref.neighbours(size, c))
+    return rel
+
+
+def test_positions_differing_only_in_dead_checkers_share_one_table_entry(rng):
+    """Swap the colours of a black and a white checker that can no longer matter:
+    the value is the same (checked with whole-position keys, which cannot merge
+    them), and with region keys the second search is a table hit at the root."""
+    size, checked = 7, 0
+    whole = AlphaBetaSolver(size, tt_mb=16, region_keys=False)
+    while checked < 12:
+        pos = random_position(size, rng, plies=rng.randrange(12, 20))
+        board, pawn = to_reference(pos)
+        if ref.trapped(size, board, pawn) or len(ref.legal_moves(size, board, pawn)) <= 4:
+            continue
+        rel = _relevant_cells(size, board, pawn)
+        dead = {v: [c for c, w in board.items() if w == v and c not in rel] for v in "bw"}
+        if not dead["b"] or not dead["w"]:
+            continue
+        other = dict(board)
+        other[dead["b"][0]], other[dead["w"][0]] = "w", "b"
+        twin = from_reference(size, other, pawn)
+        assert _ab_values(whole, twin) == _ab_values(whole, pos)
+        region = AlphaBetaSolver(size, tt_mb=16)
+        first = region.is_win(pos)
+        before = region.nodes
+        assert region.is_win(twin) == first
+        assert region.nodes - before <= 1 + len(ref.legal_moves(size, board, pawn))
         checked += 1
