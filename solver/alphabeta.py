@@ -131,18 +131,6 @@ def _reach(neighbours, occ, pawn):
 
 
 @kernel(inline="always")
-def _relevant(neighbours, score_mask, reach, pawn):
-    """Points whose checkers can still matter: the score points of the pawn and
-    the neighbours of its region (every later pawn point is in the region)."""
-    rel = score_mask[pawn]
-    x = reach
-    while x:
-        rel |= neighbours[trike.lowest_bit_index(x)]
-        x &= x - np.uint64(1)
-    return rel
-
-
-@kernel(inline="always")
 def _entry_depth(region, neighbours, ea, eb, npts):
     """Replacement depth of a stored entry: empty points (plain keys) or the
     size of the pawn's region (region keys; the region is recovered from the
@@ -229,8 +217,19 @@ def _enter(
     if use_tt:
         rel = np.uint64(0xFFFFFFFFFFFFFFFF)
         if region:
-            reach = _reach(neighbours, occ, pawn)
-            rel = _relevant(neighbours, score_mask, reach, pawn)
+            # flood the pawn's empty region; collect the points bordering it
+            empty = ~occ
+            reach = neighbours[pawn] & empty
+            frontier = reach
+            rel = score_mask[pawn]
+            while frontier:
+                q = trike.lowest_bit_index(frontier)
+                frontier &= frontier - np.uint64(1)
+                nq = neighbours[q]
+                rel |= nq
+                grow = nq & empty & ~reach
+                reach |= grow
+                frontier |= grow
             depth = trike.popcount(reach)
         else:
             depth = npts - trike.popcount(occ)
