@@ -38,6 +38,7 @@ from typing import NamedTuple
 
 import numba as nb
 import numpy as np
+from numba.cpython.unsafe.numbers import leading_zeros
 
 from solver.bitboard import bit, lowest_bit_index, popcount  # noqa: F401  (re-exported)
 
@@ -178,14 +179,9 @@ def move_mask(ray_masks: np.ndarray, occ: np.uint64, pawn: int) -> np.uint64:
         out |= ray & (first - np.uint64(1))  # wraps to all ones when first == 0
     for d in range(1, 6, 2):
         ray = ray_masks[pawn, d]
-        x = ray & occ
-        x |= x >> np.uint64(1)
-        x |= x >> np.uint64(2)
-        x |= x >> np.uint64(4)
-        x |= x >> np.uint64(8)
-        x |= x >> np.uint64(16)
-        x |= x >> np.uint64(32)
-        out |= ray & ~x
+        # points above the highest blocker; no blocker: shift by 0 keeps the ray
+        above = np.uint64(64) - leading_zeros(ray & occ)
+        out |= ray & (np.uint64(0xFFFFFFFFFFFFFFFF) << above)
     return out
 
 
