@@ -115,23 +115,28 @@ _MINE, _THEIRS, _KEYA, _KEYB = range(4)
 
 
 @kernel(inline="always")
-def _reach(neighbours, occ, pawn):
-    """The empty points the pawn can still reach: the connected empty region
-    next to it (a ray from the pawn only crosses empty points of this region)."""
+def _region(neighbours, score_mask, occ, pawn):
+    """``(reach, rel)``: the empty points the pawn can still reach (the connected
+    empty region next to it; a ray from the pawn only crosses this region) and
+    the points whose checkers can still matter (the region's neighbours and the
+    pawn's score points)."""
     empty = ~occ
     reach = neighbours[pawn] & empty
     frontier = reach
+    rel = score_mask[pawn]
     while frontier:
         q = trike.lowest_bit_index(frontier)
         frontier &= frontier - np.uint64(1)
-        grow = neighbours[q] & empty & ~reach
+        nq = neighbours[q]
+        rel |= nq
+        grow = nq & empty & ~reach
         reach |= grow
         frontier |= grow
-    return reach
+    return reach, rel
 
 
 @kernel(inline="always")
-def _entry_depth(region, neighbours, ea, eb, npts):
+def _entry_depth(region, neighbours, score_mask, ea, eb, npts):
     """Replacement depth of a stored entry: empty points (plain keys) or the
     size of the pawn's region (region keys; the region is recovered from the
     key: it is bounded by the relevant checkers the key keeps)."""
@@ -139,11 +144,11 @@ def _entry_depth(region, neighbours, ea, eb, npts):
     if not region:
         return npts - trike.popcount(occ)
     pawn = np.int64((ea >> np.uint64(55)) & np.uint64(63))
-    return trike.popcount(_reach(neighbours, occ, pawn))
+    return trike.popcount(_region(neighbours, score_mask, occ, pawn)[0])
 
 
 @kernel(inline="always")
-def _store(mode, ply, ist, ust, tt, npts, neighbours, region):
+def _store(mode, ply, ist, ust, tt, npts, neighbours, score_mask, region):
     """Write the node's result into its bucket (depth-preferred / always-replace)."""
     best = ist[ply, _BEST]
     if best <= ist[ply, _ALPHA0]:
@@ -164,7 +169,7 @@ def _store(mode, ply, ist, ust, tt, npts, neighbours, region):
     if (e0b >> np.uint64(55)) & np.uint64(3) == 0 or (e0a == key_a and (e0b & _MASK55) == key_b):
         target = slot
     else:
-        d0 = _entry_depth(region, neighbours, e0a, e0b, npts)
+        d0 = _entry_depth(region, neighbours, score_mask, e0a, e0b, npts)
         target = slot if depth >= d0 else slot + 1
     tt[target, 0] = key_a
     tt[target, 1] = eb
@@ -217,19 +222,7 @@ def _enter(
     if use_tt:
         rel = np.uint64(0xFFFFFFFFFFFFFFFF)
         if region:
-            # flood the pawn's empty region; collect the points bordering it
-            empty = ~occ
-            reach = neighbours[pawn] & empty
-            frontier = reach
-            rel = score_mask[pawn]
-            while frontier:
-                q = trike.lowest_bit_index(frontier)
-                frontier &= frontier - np.uint64(1)
-                nq = neighbours[q]
-                rel |= nq
-                grow = nq & empty & ~reach
-                reach |= grow
-                frontier |= grow
+            reach, rel = _region(neighbours, score_mask, occ, pawn)
             depth = trike.popcount(reach)
         else:
             depth = npts - trike.popcount(occ)
@@ -301,7 +294,7 @@ def _enter(
     ust[ply, _KEYA] = key_a
     ust[ply, _KEYB] = key_b
     if k == 0:  # every move traps the pawn: the node is complete
-        _store(mode, ply, ist, ust, tt, npts, neighbours, region)
+        _store(mode, ply, ist, ust, tt, npts, neighbours, score_mask, region)
         return True, best
     return False, 0
 
@@ -384,7 +377,7 @@ def _run(
                 _push_child(mode, ply, ist, ust, symmetry, order, img_m, img_t, nsym)
                 ply += 1
                 break
-            _store(mode, ply, ist, ust, tt, npts, neighbours, region)
+            _store(mode, ply, ist, ust, tt, npts, neighbours, score_mask, region)
             v = ist[ply, _BEST]
 
 
