@@ -62,7 +62,7 @@ def _game(solvable: bool):
 
 
 def _trike_size(ctx, param, value: int) -> int:
-    from solver.trike import MAX_SIZE, MIN_SIZE
+    from trilab.solver.trike import MAX_SIZE, MIN_SIZE
 
     if not MIN_SIZE <= value <= MAX_SIZE:
         raise click.BadParameter(
@@ -123,7 +123,7 @@ def solve(game: str, size: int, method: str, tt_mb: float, win_loss_only: bool, 
     Each solved opening class is saved at once to a checkpoint beside the
     table; run the same command again after an interruption to resume.
     """
-    from solver.retrograde import MAX_RETROGRADE_SIZE
+    from trilab.solver.retrograde import MAX_RETROGRADE_SIZE
 
     if method == "retrograde" and size > MAX_RETROGRADE_SIZE:
         raise click.BadParameter(
@@ -134,7 +134,7 @@ def solve(game: str, size: int, method: str, tt_mb: float, win_loss_only: bool, 
                                    or split):
         raise click.UsageError("--jobs, --dask, --split, --win-loss-only and --time-limit "
                                "apply to --method alphabeta")
-    from analysis import executors, trike_openings
+    from trilab.analysis import executors, trike_openings
 
     csv_path = Path(out) if out else Path("results") / "trike" / f"size-{size}.csv"
     db_path = None
@@ -195,7 +195,7 @@ def _invocation() -> str:
     obj = ctx.find_root().obj if ctx is not None else None
     if isinstance(obj, dict) and "argv" in obj:
         return shlex.join(["trilab", *obj["argv"]])
-    from analysis import artifacts
+    from trilab.analysis import artifacts
 
     return artifacts.command_line()
 
@@ -205,7 +205,7 @@ def _raise_keyboard_interrupt(signum, frame):
 
 
 def _write_study(study, csv_path: Path, tt_mb: float) -> None:
-    from analysis import artifacts, plots
+    from trilab.analysis import artifacts, plots
 
     meta = artifacts.base_metadata(
         command=_invocation(), game="trike", size=study.size, method=study.method, tt_mb=tt_mb,
@@ -231,13 +231,13 @@ def _write_study(study, csv_path: Path, tt_mb: float) -> None:
 def analyze(game: str, size: int, position_text: str, tt_mb: float, db_path: str | None,
             as_json: bool) -> None:
     """Value of a position for the side to move and of every legal move."""
-    from solver.trike import NotationError, parse_position
+    from trilab.solver.trike import NotationError, parse_position
 
     try:
         pos = parse_position(position_text, size)
     except NotationError as e:
         raise click.BadParameter(str(e), param_hint="'--position'") from None
-    from analysis import trike_analysis
+    from trilab.analysis import trike_analysis
 
     path = Path(db_path) if db_path else Path("results") / "trike" / "db" / f"size-{size}.npz"
     if db_path and not path.exists():
@@ -277,7 +277,7 @@ def simulate(game: str, players: int | None, mode: str | None, teams: bool, poli
              games: int, seed: int, jobs: int, dask_address: str | None, cap: int | None,
              chunk: int, as_json: bool, out: str | None) -> None:
     """Play GAME many times with the given policies; win rates per seat with 95% CIs."""
-    from solver import montecarlo
+    from trilab.solver import montecarlo
 
     if game not in montecarlo.GAME_MODULES:
         raise click.BadParameter(f"{game!r} is not simulated yet; simulated games: "
@@ -300,14 +300,14 @@ def simulate(game: str, players: int | None, mode: str | None, teams: bool, poli
         config = spec.make_config(options)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    from analysis import executors
+    from trilab.analysis import executors
 
     try:
         executor = executors.make_executor(jobs, dask_address)
     except executors.ExecutorError as e:
         hint = "'--dask'" if dask_address else "'--jobs'"
         raise click.BadParameter(str(e), param_hint=hint) from None
-    from analysis import artifacts, mc_study
+    from trilab.analysis import artifacts, mc_study
 
     csv_path = Path(out) if out else Path("results") / game / f"{_study_name(game, config)}.csv"
     try:
@@ -348,7 +348,7 @@ def simulate(game: str, players: int | None, mode: str | None, teams: bool, poli
 @click.option("--json", "as_json", is_flag=True, help="Print the overview as JSON records.")
 def report(game: str, results_dir: str, as_json: bool) -> None:
     """Overview of every simulated study of GAME: results/GAME/summary.csv and .png."""
-    from analysis import artifacts, mc_study
+    from trilab.analysis import artifacts, mc_study
 
     folder = Path(results_dir) / game
     table = mc_study.collect(folder)

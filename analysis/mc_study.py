@@ -18,8 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
-
-from solver.montecarlo import GameConfig, GameSpec, SimulationResult
+from trilab.solver.montecarlo import GameConfig, GameSpec, SimulationResult
 
 CONFIDENCE = 0.95
 
@@ -116,7 +115,7 @@ def format_report(summary: dict) -> str:
 def plot_win_rates(summary: dict, title: str):
     """Bar chart of win rate by seat with 95% CI bars and the fair share."""
 
-    from analysis.plots import plt  # the Agg backend
+    from trilab.analysis.plots import plt  # the Agg backend
 
     seats = summary["seats"]
     fig, ax = plt.subplots(figsize=(1.2 * len(seats) + 3, 3.6))
@@ -167,7 +166,7 @@ def collect(folder) -> pd.DataFrame:
 
 def plot_first_seat_advantage(table: pd.DataFrame, title: str):
     """Every study's first-seat advantage with its 95% CI, one row per study."""
-    from analysis.plots import plt  # the Agg backend
+    from trilab.analysis.plots import plt  # the Agg backend
 
     t = table.sort_values(["policies", "teams", "players", "mode"]).reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(8, 0.32 * len(t) + 1.5))

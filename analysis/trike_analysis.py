@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from solver import trike
-from solver.alphabeta import AlphaBetaSolver
-from solver.retrograde import RetrogradeDatabase
-from solver.trike import TrikePosition
+from trilab.solver import trike
+from trilab.solver.alphabeta import AlphaBetaSolver
+from trilab.solver.retrograde import RetrogradeDatabase
+from trilab.solver.trike import TrikePosition
 
 
 @dataclass

@@ -23,11 +23,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
-from analysis import artifacts
-from analysis.executors import SerialExecutor
-from solver import retrograde, trike
-from solver.alphabeta import AlphaBetaSolver, warm_up
+from trilab.analysis import artifacts
+from trilab.analysis.executors import SerialExecutor
+from trilab.solver import retrograde, trike
+from trilab.solver.alphabeta import AlphaBetaSolver, warm_up
 
 METHODS = ("alphabeta", "retrograde")
 COLUMNS = ["point", "row", "col", "symmetry_class", "winner", "margin", "remoteness",

@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from analysis import artifacts, executors  # noqa: E402
-from solver import montecarlo  # noqa: E402
+from trilab.analysis import artifacts, executors  # noqa: E402
+from trilab.solver import montecarlo  # noqa: E402
 
 # (game, options, cost): a case plays games/cost engine games, reference_games/cost reference ones
 CASES = [

@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from analysis import artifacts, executors, trike_openings  # noqa: E402
-from solver import trike  # noqa: E402
-from solver.alphabeta import AlphaBetaSolver, warm_up  # noqa: E402
+from trilab.analysis import artifacts, executors, trike_openings  # noqa: E402
+from trilab.solver import trike  # noqa: E402
+from trilab.solver.alphabeta import AlphaBetaSolver, warm_up  # noqa: E402
 
 
 def solve_all(size: int, tt_mb: float, use_symmetry: bool = True, full: bool = True):

@@ -53,10 +53,9 @@ from dataclasses import dataclass
 
 import numba as nb
 import numpy as np
-
-from solver import trike
-from solver.jit import kernel
-from solver.trike import TrikePosition
+from trilab.solver import trike
+from trilab.solver.jit import kernel
+from trilab.solver.trike import TrikePosition
 
 MODE_MARGIN = 0
 MODE_REMOTENESS = 1

@@ -57,8 +57,8 @@ class GameSpec:
 # ----------------------------------------------------------------- driver
 
 GAME_MODULES = {
-    "trio-cards": "solver.trio_cards",
-    "tabula-trivium": "solver.tabula_trivium",
+    "trio-cards": "trilab.solver.trio_cards",
+    "tabula-trivium": "trilab.solver.tabula_trivium",
 }
 DEFAULT_CHUNK = 20_000
 
@@ -108,7 +108,7 @@ def simulate(
     """
     import time
 
-    from analysis.executors import SerialExecutor
+    from trilab.analysis.executors import SerialExecutor
 
     if games < 1:
         raise ValueError("games must be at least 1")

@@ -30,9 +30,8 @@ from pathlib import Path
 
 import numba as nb
 import numpy as np
-
-from solver import trike
-from solver.trike import TrikePosition
+from trilab.solver import trike
+from trilab.solver.trike import TrikePosition
 
 DB_FORMAT = "trilab-trike-retrograde"
 DB_VERSION = 1

@@ -95,13 +95,12 @@ from typing import NamedTuple
 import networkx as nx
 import numba as nb
 import numpy as np
-
-from solver import rng
-from solver.bitboard import bit, popcount
-from solver.bitboard import lowest_bit_index as lowest_bit
-from solver.jit import kernel
-from solver.montecarlo import GameConfig, GameSpec
-from solver.tabula_trivium_reference import reference_game
+from trilab.solver import rng
+from trilab.solver.bitboard import bit, popcount
+from trilab.solver.bitboard import lowest_bit_index as lowest_bit
+from trilab.solver.jit import kernel
+from trilab.solver.montecarlo import GameConfig, GameSpec
+from trilab.solver.tabula_trivium_reference import reference_game
 
 # ------------------------------------------------------------------ constants
 

@@ -12,7 +12,7 @@ rules each time.  Nodes are numbered like the engine's: by row ``y``, then by
 
 from __future__ import annotations
 
-from solver.rng import PyRng
+from trilab.solver.rng import PyRng
 
 Cell = tuple[int, int]
 Board = dict[Cell, tuple[int, str]]

@@ -39,8 +39,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros
-
-from solver.bitboard import bit, lowest_bit_index, popcount  # noqa: F401  (re-exported)
+from trilab.solver.bitboard import bit, lowest_bit_index, popcount  # noqa: F401  (re-exported)
 
 MIN_SIZE = 2
 MAX_SIZE = 10

@@ -84,11 +84,10 @@ from typing import NamedTuple
 
 import numba as nb
 import numpy as np
-
-from solver.jit import kernel
-from solver.montecarlo import GameConfig, GameSpec
-from solver.rng import below, game_stream, uniform
-from solver.trio_cards_reference import reference_game
+from trilab.solver.jit import kernel
+from trilab.solver.montecarlo import GameConfig, GameSpec
+from trilab.solver.rng import below, game_stream, uniform
+from trilab.solver.trio_cards_reference import reference_game
 
 N_VALUES = 12
 COPIES = 3

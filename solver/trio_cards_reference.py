@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 import itertools
 
-from solver.rng import PyRng
+from trilab.solver.rng import PyRng
 
 LINKED_PAIRS = {(1, 6), (1, 8), (2, 5), (2, 9), (3, 4), (3, 10), (4, 11), (5, 12)}
 DEALS = {3: (9, 9), 4: (7, 8), 5: (6, 6), 6: (5, 6)}

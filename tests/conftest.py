@@ -5,9 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
-
-from solver import trike
-from solver import trike_reference as ref
+from trilab.solver import trike
+from trilab.solver import trike_reference as ref
 
 
 def random_position(size: int, rng: random.Random, plies: int | None = None) -> trike.TrikePosition:

@@ -11,8 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-
-from cli import cli
+from trilab.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -131,9 +130,23 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, args, needle)
 def test_console_script_error_is_one_line(tmp_path):
     """The real entry point (subprocess): one stderr line, exit 2, nothing written."""
     proc = subprocess.run(
-        [sys.executable, "-c", "import cli; cli.main()", "solve", "trike", "--size", "12"],
-        capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        [sys.executable, "-m", "trilab.cli", "solve", "trike", "--size", "12"],
+        capture_output=True, text=True, cwd=tmp_path,
     )
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "not exactly solvable" in proc.stderr
     assert proc.stdout == "" and not (tmp_path / "results").exists()
+
+
+def test_installed_under_trilab_only(tmp_path):
+    """Installing trilab adds one import name: `trilab.solver` imports from any
+    folder, the generic names `solver`, `analysis` and `cli` do not."""
+    def imports(module: str) -> bool:
+        proc = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=tmp_path,
+                              capture_output=True, text=True)
+        return proc.returncode == 0
+
+    assert imports("trilab.solver.trike") and imports("trilab.analysis.executors")
+    assert imports("trilab.cli")
+    for generic in ("solver", "analysis", "cli"):
+        assert not imports(generic), generic

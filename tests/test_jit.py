@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from solver.jit import kernel
+from trilab.solver.jit import kernel
 
 
 @kernel

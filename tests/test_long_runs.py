@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -13,9 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-
-from analysis import executors, trike_openings
-from cli import cli
+from trilab.analysis import executors, trike_openings
+from trilab.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 VALUES = ["point", "symmetry_class", "winner", "margin", "remoteness", "winning_replies", "nodes"]
@@ -23,9 +21,8 @@ VALUES = ["point", "symmetry_class", "winner", "margin", "remoteness", "winning_
 
 def trilab(*args: str, cwd: Path) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-c", "import cli; cli.main()", *args],
+        [sys.executable, "-m", "trilab.cli", *args],
         cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
 
 

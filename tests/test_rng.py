@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-
-from solver import rng
+from trilab.solver import rng
 
 
 def test_numba_and_python_streams_are_identical():

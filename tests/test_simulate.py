@@ -8,10 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-
-from analysis import executors, mc_study
-from cli import cli
-from solver import montecarlo
+from trilab.analysis import executors, mc_study
+from trilab.cli import cli
+from trilab.solver import montecarlo
 
 GAMES = {
     "trio-cards": {"players": 4, "mode": "spicy", "teams": True, "policies": ["memory", "random"]},

@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import from_reference, random_position, to_reference
-
-from solver import retrograde, trike
-from solver import trike_reference as ref
-from solver.alphabeta import AlphaBetaSolver
+from trilab.solver import retrograde, trike
+from trilab.solver import trike_reference as ref
+from trilab.solver.alphabeta import AlphaBetaSolver
 
 
 @pytest.fixture(scope="module")

@@ -16,10 +16,9 @@ from itertools import combinations
 
 import numpy as np
 import pytest
-
-from solver import rng as rngmod
-from solver import tabula_trivium as tt
-from solver import tabula_trivium_reference as ref
+from trilab.solver import rng as rngmod
+from trilab.solver import tabula_trivium as tt
+from trilab.solver import tabula_trivium_reference as ref
 
 KIND = {(0, "pawn"): 0, (0, "stone"): 1, (1, "pawn"): 2, (1, "stone"): 3}
 KIND_OF = {v: k for k, v in KIND.items()}

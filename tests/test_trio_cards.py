@@ -7,10 +7,9 @@ import random
 
 import numpy as np
 import pytest
-
-from solver import trio_cards as tc
-from solver import trio_cards_reference as ref
-from solver.rng import PyRng, game_stream
+from trilab.solver import trio_cards as tc
+from trilab.solver import trio_cards_reference as ref
+from trilab.solver.rng import PyRng, game_stream
 
 TABLES = [(3, False), (4, False), (4, True), (5, False), (6, False), (6, True)]
 MODES = ("simple", "spicy")
