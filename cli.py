@@ -1,12 +1,16 @@
-"""trilab's command line (click).
+"""trilab's command line (click): parse, validate, call one function, print.
 
-Commands::
+Commands (each calls one function of :mod:`trilab.analysis.studies`, which
+writes the result files; games come from :mod:`trilab.solver.games`)::
 
-    trilab solve trike --size N [--method alphabeta|retrograde] [--tt-mb M] [--json] [--out PATH]
+    trilab solve trike --size N [--method alphabeta|retrograde] [--jobs J] [--json] ...
     trilab analyze trike --size N --position POS [--json]
+    trilab simulate GAME --policy P[,P...] --games G --seed S [--jobs J] [--json] ...
+    trilab report GAME [--json]
 
 Bad input is reported as one line on stderr with exit code 2 (click usage
-errors), with no traceback and no file written.
+errors), with no traceback and no file written.  Heavy libraries are imported
+only by the command that needs them.
 """
 
 from __future__ import annotations
@@ -15,12 +19,8 @@ import json
 import shlex
 import signal
 import sys
-from pathlib import Path
 
 import click
-
-GAMES = ("trike", "tabula-trivium", "trio-board", "trio-cards")
-SOLVABLE_GAMES = ("trike",)
 
 
 class TrilabGroup(click.Group):
@@ -48,14 +48,20 @@ class TrilabGroup(click.Group):
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
-def _game(solvable: bool):
+def _game(kind: str):
+    """A callback accepting a registered game of ``kind`` ("solvable" or "simulated")."""
+
     def check(ctx, param, value: str) -> str:
-        if value not in GAMES:
-            raise click.BadParameter(f"unknown game {value!r}; games: {', '.join(GAMES)}")
-        if solvable and value not in SOLVABLE_GAMES:
-            raise click.BadParameter(
-                f"{value!r} cannot be solved exactly; solvable games: {', '.join(SOLVABLE_GAMES)}"
-            )
+        from trilab.solver import games
+
+        try:
+            info = games.get(value)
+        except ValueError as e:
+            raise click.BadParameter(str(e)) from None
+        if not getattr(info, kind):
+            names = games.solvable() if kind == "solvable" else games.simulated()
+            what = "cannot be solved exactly" if kind == "solvable" else "is not simulated"
+            raise click.BadParameter(f"{value!r} {what}; {kind} games: {', '.join(names)}")
         return value
 
     return check
@@ -70,6 +76,13 @@ def _trike_size(ctx, param, value: int) -> int:
             "(larger boards are not exactly solvable here)"
         )
     return value
+
+
+def _usage_error(e) -> click.UsageError:
+    """A :class:`trilab.analysis.studies.StudyError` as click's one-line usage error."""
+    if e.option:
+        return click.BadParameter(str(e), param_hint=f"'{e.option}'")
+    return click.UsageError(str(e))
 
 
 def _progress_bar(desc: str):
@@ -90,13 +103,14 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("game", callback=_game(solvable=True))
+@click.argument("game", callback=_game("solvable"))
 @click.option("--size", type=int, required=True, callback=_trike_size,
               help="Board side, 2..10.")
 @click.option("--method", type=click.Choice(["alphabeta", "retrograde"]), default="alphabeta",
               show_default=True, help="Search, or a strong solution by tiers (sizes 2..7).")
-@click.option("--tt-mb", type=click.FloatRange(min=1, max=1 << 20), default=1024,
-              show_default=True, help="Transposition table size in MiB (per worker).")
+@click.option("--tt-mb", type=click.FloatRange(min=1, max=1 << 20), default=None,
+              help="Transposition table size in MiB (per worker) [default: measured per size, "
+                   "16 for size 6, 256 for 7, 4096 from 8].")
 @click.option("--win-loss-only", is_flag=True,
               help="Only who wins each opening (no margin, remoteness or replies).")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
@@ -108,6 +122,8 @@ def cli() -> None:
                    "proven) [default: replies from size 8].")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="SECONDS", help="Stop after this long, keeping what is proven.")
+@click.option("--restart", is_flag=True,
+              help="Ignore an existing checkpoint (it is kept as *.discarded) and start over.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout.")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="CSV path (the .meta.json, .png and .checkpoint.json go beside it) "
@@ -115,78 +131,32 @@ def cli() -> None:
 @click.option("--db", "db_out", type=click.Path(dir_okay=False), default=None,
               help="Where --method retrograde writes its database "
                    "[default: results/trike/db/size-N.npz].")
-def solve(game: str, size: int, method: str, tt_mb: float, win_loss_only: bool, jobs: int,
-          dask_address: str | None, split: str | None, time_limit: float | None, as_json: bool,
-          out: str | None, db_out: str | None) -> None:
+def solve(game: str, size: int, method: str, tt_mb: float | None, win_loss_only: bool,
+          jobs: int, dask_address: str | None, split: str | None, time_limit: float | None,
+          restart: bool, as_json: bool, out: str | None, db_out: str | None) -> None:
     """Solve every opening of GAME exactly (who wins, margin, remoteness).
 
     Each solved opening class is saved at once to a checkpoint beside the
     table; run the same command again after an interruption to resume.
     """
-    from trilab.solver.retrograde import MAX_RETROGRADE_SIZE
+    from trilab.analysis import studies
 
-    if method == "retrograde" and size > MAX_RETROGRADE_SIZE:
-        raise click.BadParameter(
-            f"retrograde supports sizes 2..{MAX_RETROGRADE_SIZE}; use --method alphabeta",
-            param_hint="'--method'",
-        )
-    if method == "retrograde" and (jobs > 1 or dask_address or win_loss_only or time_limit
-                                   or split):
-        raise click.UsageError("--jobs, --dask, --split, --win-loss-only and --time-limit "
-                               "apply to --method alphabeta")
-    from trilab.analysis import executors, trike_openings
-
-    csv_path = Path(out) if out else Path("results") / "trike" / f"size-{size}.csv"
-    db_path = None
-    if method == "retrograde":
-        db_path = Path(db_out) if db_out else Path("results") / "trike" / "db" / f"size-{size}.npz"
-    try:
-        executor = executors.make_executor(jobs, dask_address)
-    except executors.ExecutorError as e:
-        hint = "'--dask'" if dask_address else "'--jobs'"
-        raise click.BadParameter(str(e), param_hint=hint) from None
-    checkpoint = csv_path.with_suffix(".checkpoint.json")
     previous = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     try:
-        try:
-            study = trike_openings.run(
-                size, method, tt_mb, progress=_progress_bar(f"trike size {size}"),
-                db_path=db_path, executor=executor, checkpoint_path=checkpoint,
-                win_loss_only=win_loss_only, time_limit=time_limit, split=split,
-            )
-        except trike_openings.Interrupted as stop:
-            study = stop.study
-            _write_study(study, csv_path, tt_mb)
-            click.echo(f"trilab: {stop.reason}: {len(study.table.symmetry_class.unique())} of "
-                       f"{len(study.table.symmetry_class.unique()) + len(study.open_classes)} "
-                       f"opening classes are saved in {checkpoint}; the partial table is in "
-                       f"{csv_path}. Run the same command to resume.", err=True)
-            if stop.reason == "interrupted":
-                sys.exit(130)
-            return
-        except ValueError as e:  # a checkpoint that belongs to something else
-            raise click.UsageError(str(e)) from None
+        outcome = studies.solve_trike(
+            size, method, tt_mb, win_loss_only, jobs, dask_address, split, time_limit, out,
+            db_out, restart, progress=_progress_bar(f"trike size {size}"),
+            command=_invocation())
+    except studies.StudyError as e:
+        raise _usage_error(e) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
-        executor.close()
-    _write_study(study, csv_path, tt_mb)
-    checkpoint.unlink(missing_ok=True)  # the table is the record of a complete run
-    if as_json:
-        click.echo(json.dumps(study.to_json()))
+    if outcome.interrupted:
+        click.echo(outcome.message, err=True)
+        if outcome.interrupted == "interrupted":
+            sys.exit(130)
         return
-    work = (f"{study.extra['database_positions']:,} positions in the database"
-            if method == "retrograde" else f"{study.nodes:,} nodes")
-    resumed = study.extra.get("resumed_classes")
-    click.echo(f"Trike size {size}, method {method}: {work}, {study.seconds:.2f} s"
-               + (f" ({resumed} {'class' if resumed == 1 else 'classes'} from the checkpoint)"
-                  if resumed else ""))
-    click.echo(trike_openings.format_table(study))
-    click.echo("\nWho wins each opening (P = placer, M = mover):")
-    click.echo(trike_openings.board_text(study))
-    click.echo("")
-    click.echo(trike_openings.format_summary(study))
-    click.echo(f"\nWrote {csv_path}, {csv_path.with_suffix('.meta.json')}, "
-               f"{csv_path.with_suffix('.png')}" + (f", {db_path}" if db_path else ""))
+    click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
 
 
 def _invocation() -> str:
@@ -195,31 +165,15 @@ def _invocation() -> str:
     obj = ctx.find_root().obj if ctx is not None else None
     if isinstance(obj, dict) and "argv" in obj:
         return shlex.join(["trilab", *obj["argv"]])
-    from trilab.analysis import artifacts
-
-    return artifacts.command_line()
+    return shlex.join(["trilab", *sys.argv[1:]])
 
 
 def _raise_keyboard_interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def _write_study(study, csv_path: Path, tt_mb: float) -> None:
-    from trilab.analysis import artifacts, plots
-
-    meta = artifacts.base_metadata(
-        command=_invocation(), game="trike", size=study.size, method=study.method, tt_mb=tt_mb,
-        win_loss_only=study.win_loss_only, complete=study.complete, nodes=study.nodes,
-        seconds=round(study.seconds, 3), summary=study.summary(), **study.extra,
-    )
-    fig = plots.trike_opening_map(study.table, study.size)
-    artifacts.write_csv(csv_path, study.table)
-    artifacts.save_figure(csv_path.with_suffix(".png"), fig)
-    artifacts.write_json(csv_path.with_suffix(".meta.json"), meta)
-
-
 @cli.command()
-@click.argument("game", callback=_game(solvable=True))
+@click.argument("game", callback=_game("solvable"))
 @click.option("--size", type=int, required=True, callback=_trike_size, help="Board side, 2..10.")
 @click.option("--position", "position_text", required=True,
               help="Rows from the apex joined by '/': '.' empty, b/w checkers, pawn upper case.")
@@ -231,26 +185,17 @@ def _write_study(study, csv_path: Path, tt_mb: float) -> None:
 def analyze(game: str, size: int, position_text: str, tt_mb: float, db_path: str | None,
             as_json: bool) -> None:
     """Value of a position for the side to move and of every legal move."""
-    from trilab.solver.trike import NotationError, parse_position
+    from trilab.analysis import studies, trike_analysis
 
     try:
-        pos = parse_position(position_text, size)
-    except NotationError as e:
-        raise click.BadParameter(str(e), param_hint="'--position'") from None
-    from trilab.analysis import trike_analysis
-
-    path = Path(db_path) if db_path else Path("results") / "trike" / "db" / f"size-{size}.npz"
-    if db_path and not path.exists():
-        raise click.BadParameter(f"no such database: {path}", param_hint="'--db'")
-    report = trike_analysis.analyze(pos, tt_mb=tt_mb, db_path=path if path.exists() else None)
-    if as_json:
-        click.echo(json.dumps(report.to_json()))
-    else:
-        click.echo(trike_analysis.format_report(report))
+        report = studies.analyze_trike(size, position_text, tt_mb, db_path)
+    except studies.StudyError as e:
+        raise _usage_error(e) from None
+    click.echo(json.dumps(report.to_json()) if as_json else trike_analysis.format_report(report))
 
 
 @cli.command()
-@click.argument("game", callback=_game(solvable=False))
+@click.argument("game", callback=_game("simulated"))
 @click.option("--players", type=int, default=None,
               help="trio-cards: number of players, 3..6 [default: 3].")
 @click.option("--mode", type=click.Choice(["simple", "spicy"]), default=None,
@@ -277,113 +222,37 @@ def simulate(game: str, players: int | None, mode: str | None, teams: bool, poli
              games: int, seed: int, jobs: int, dask_address: str | None, cap: int | None,
              chunk: int, as_json: bool, out: str | None) -> None:
     """Play GAME many times with the given policies; win rates per seat with 95% CIs."""
-    from trilab.solver import montecarlo
+    from trilab.analysis import studies
+    from trilab.solver.games import GAMES
 
-    if game not in montecarlo.GAME_MODULES:
-        raise click.BadParameter(f"{game!r} is not simulated yet; simulated games: "
-                                 f"{', '.join(montecarlo.GAME_MODULES)}", param_hint="'GAME'")
-    policies = [p.strip() for p in policy_text.split(",")]
-    if game == "trio-cards":
-        options = {"players": 3 if players is None else players, "mode": mode or "simple",
-                   "teams": teams, "policies": policies}
-        if cap is not None:
-            options["turn_cap"] = cap
-    else:
-        for flag, value in (("--players", players), ("--mode", mode), ("--teams", teams or None)):
-            if value is not None:
-                raise click.UsageError(f"{flag} applies to trio-cards only")
-        options = {"policies": policies}
-        if cap is not None:
-            options["ply_cap"] = cap
-    spec = montecarlo.load_spec(game)
+    options: dict = {"policies": [p.strip() for p in policy_text.split(",")]}
+    for key, value in (("players", players), ("mode", mode), ("teams", teams or None)):
+        if value is not None:
+            options[key] = value
+    if cap is not None:
+        options[next((k for k in GAMES[game].options if k.endswith("_cap")), "cap")] = cap
     try:
-        config = spec.make_config(options)
-    except ValueError as e:
-        raise click.UsageError(str(e)) from None
-    from trilab.analysis import executors
-
-    try:
-        executor = executors.make_executor(jobs, dask_address)
-    except executors.ExecutorError as e:
-        hint = "'--dask'" if dask_address else "'--jobs'"
-        raise click.BadParameter(str(e), param_hint=hint) from None
-    from trilab.analysis import artifacts, mc_study
-
-    csv_path = Path(out) if out else Path("results") / game / f"{_study_name(game, config)}.csv"
-    try:
-        res = montecarlo.simulate(spec, config, games, seed, executor, chunk,
-                                  progress=_game_bar(game))
-    finally:
-        executor.close()
-    summary = mc_study.summarise(spec, config, res, seed)
-    summary["executor"] = executor.describe()
-    table = mc_study.seat_table(config, res)
-    frame = mc_study.per_game_frame(spec, config, res)
-    fig = mc_study.plot_win_rates(summary, f"{game} {_study_name(game, config)}: "
-                                           f"{games:,} games, seed {seed}")
-    meta = artifacts.base_metadata(
-        **summary, command=_invocation(), regenerate=_invocation(),
-        per_game_rows=str(csv_path.with_suffix(".parquet")) + " (not committed; rerun the "
-                                                              "command to regenerate)",
-    )
-    artifacts.atomic_write(csv_path.with_suffix(".parquet"),
-                           lambda tmp: frame.to_parquet(tmp, index=False))
-    artifacts.write_csv(csv_path, table)
-    artifacts.save_figure(csv_path.with_suffix(".png"), fig)
-    artifacts.write_json(csv_path.with_suffix(".meta.json"), meta)
-    if as_json:
-        keys = ["game", "games", "seed", "seats", "draws", "unfinished", "mean_length",
-                "first_seat_advantage", "first_seat_advantage_ci", "options"]
-        click.echo(json.dumps({k: summary[k] for k in keys}))
-        return
-    click.echo(mc_study.format_report(summary))
-    click.echo(f"Wrote {csv_path}, {csv_path.with_suffix('.meta.json')}, "
-               f"{csv_path.with_suffix('.png')}, {csv_path.with_suffix('.parquet')}")
+        outcome = studies.simulate(game, options, games, seed, jobs, dask_address, chunk, out,
+                                   progress=_game_bar(game), command=_invocation())
+    except studies.StudyError as e:
+        raise _usage_error(e) from None
+    click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
 
 
 @cli.command()
-@click.argument("game", callback=_game(solvable=False))
+@click.argument("game", callback=_game("simulated"))
 @click.option("--results-dir", type=click.Path(file_okay=False), default="results",
               show_default=True, help="Where the studies of `trilab simulate` are.")
 @click.option("--json", "as_json", is_flag=True, help="Print the overview as JSON records.")
 def report(game: str, results_dir: str, as_json: bool) -> None:
     """Overview of every simulated study of GAME: results/GAME/summary.csv and .png."""
-    from trilab.analysis import artifacts, mc_study
+    from trilab.analysis import studies
 
-    folder = Path(results_dir) / game
-    table = mc_study.collect(folder)
-    if table.empty:
-        raise click.UsageError(f"no studies in {folder}; run `trilab simulate {game} ...` first")
-    out = folder / "summary.csv"
-    fig = mc_study.plot_first_seat_advantage(table, f"{game}: first-seat advantage by study")
-    artifacts.write_csv(out, table)
-    artifacts.save_figure(out.with_suffix(".png"), fig)
-    artifacts.write_json(out.with_suffix(".meta.json"), artifacts.base_metadata(
-        command=_invocation(), game=game, studies=len(table), sources=sorted(table.study)))
-    if as_json:
-        click.echo(table.to_json(orient="records"))
-        return
-    cols = ["study", "games", "seat_win_rates", "first_seat_advantage", "ci_low", "ci_high",
-            "unfinished", "mean_length"]
-    with pd_options():
-        click.echo(table[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
-    click.echo(f"Wrote {out}, {out.with_suffix('.png')}, {out.with_suffix('.meta.json')}")
-
-
-def pd_options():
-    import pandas as pd
-
-    return pd.option_context("display.width", 200, "display.max_colwidth", 60)
-
-
-def _study_name(game: str, config) -> str:
-    pol = "_".join(p.replace(":", "-") for p in config.seat_policies)
-    if len(set(config.seat_policies)) == 1:
-        pol = config.seat_policies[0].replace(":", "-")
-    if game == "trio-cards":
-        o = config.options
-        return f"p{o['players']}-{o['mode']}{'-teams' if o['teams'] else ''}-{pol}"
-    return "-vs-".join(p.replace(":", "-") for p in config.seat_policies)
+    try:
+        outcome = studies.report(game, results_dir, command=_invocation())
+    except studies.StudyError as e:
+        raise _usage_error(e) from None
+    click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
 
 
 def _game_bar(desc: str):

@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
-from trilab.solver.montecarlo import GameConfig, GameSpec, SimulationResult
+from trilab.analysis.montecarlo import SimulationResult
+from trilab.solver.montecarlo import GameConfig, GameSpec
 
 CONFIDENCE = 0.95
 

@@ -265,11 +265,28 @@ class Interrupted(Exception):
         self.checkpoint = checkpoint
 
 
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used (damaged, or of another run); one line."""
+
+
+def _set_aside(path: Path, tag: str) -> Path:
+    """Rename ``path`` to ``path.TAG`` (``path.TAG-2``, ... if taken); return the new name."""
+    aside = path.with_name(f"{path.name}.{tag}")
+    n = 2
+    while aside.exists():
+        aside = path.with_name(f"{path.name}.{tag}-{n}")
+        n += 1
+    path.rename(aside)
+    return aside
+
+
 class Checkpoint:
     """The solved classes of one run, rewritten atomically after each one.
 
     A class solved with full values also answers a win/loss-only run; a
-    win/loss-only result is recomputed when full values are asked for.
+    win/loss-only result is recomputed when full values are asked for.  A
+    checkpoint that does not parse is renamed ``*.damaged`` (kept for
+    inspection) and reported as a :class:`CheckpointError`.
     """
 
     def __init__(self, path: Path | None, size: int):
@@ -277,16 +294,34 @@ class Checkpoint:
         self.size = size
         self.classes: dict[int, dict] = {}
         self.replies: dict[int, dict[int, dict]] = {}
-        if path is not None and path.exists():
+        if path is None or not path.exists():
+            return
+        try:
             data = json.loads(path.read_text())
-            if data.get("format") != CHECKPOINT_FORMAT or data.get("size") != size:
-                raise ValueError(f"{path} is not a Trike size-{size} checkpoint")
-            if data.get("solver") != SOLVER_VERSION:
-                raise ValueError(f"{path} was written by solver {data.get('solver')!r}, this is "
-                                 f"{SOLVER_VERSION!r}: delete it to solve again")
-            self.classes = {int(k): v for k, v in data["classes"].items()}
-            self.replies = {int(k): {int(r): row for r, row in v.items()}
-                            for k, v in data.get("replies", {}).items()}
+            classes = {int(k): dict(v) for k, v in data["classes"].items()}
+            replies = {int(k): {int(r): dict(row) for r, row in v.items()}
+                       for k, v in data.get("replies", {}).items()}
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            aside = _set_aside(path, "damaged")
+            raise CheckpointError(
+                f"the checkpoint {path} is damaged ({type(e).__name__}: {e}); it was kept as "
+                f"{aside}; run again with --restart to start over") from None
+        if data.get("format") != CHECKPOINT_FORMAT or data.get("size") != size:
+            raise CheckpointError(f"{path} is not a Trike size-{size} checkpoint; use another "
+                                  "--out, or --restart to set it aside and start over")
+        if data.get("solver") != SOLVER_VERSION:
+            raise CheckpointError(f"{path} was written by solver {data.get('solver')!r}, this "
+                                  f"is {SOLVER_VERSION!r}: --restart sets it aside and starts "
+                                  "over")
+        self.classes, self.replies = classes, replies
+
+    @staticmethod
+    def discard(path: Path) -> Path | None:
+        """Set an existing checkpoint aside (``*.discarded``) and drop its progress
+        files, so the next run starts from nothing (``--restart``)."""
+        for f in path.parent.glob(path.name + ".progress-*.json"):
+            f.unlink(missing_ok=True)
+        return _set_aside(path, "discarded") if path.exists() else None
 
     def done(self, point: int, win_loss_only: bool) -> dict | None:
         row = self.classes.get(point)

@@ -15,6 +15,12 @@ Draws:
 * ``uniform``: a float in ``[0, 1)`` from the top 53 bits.
 * ``below(n)``: an integer in ``[0, n)``, ``floor(uniform * n)`` (bias below
   ``n / 2**53``, negligible for the small ``n`` used here).
+
+Move digests: :func:`digest_step` folds one move code (a non-negative
+integer) into a running ``uint64`` digest of a game's moves, ``h' =
+mix(h ^ (code + GOLDEN))`` starting from ``h = 0``; :func:`py_digest_step` is
+the same in pure Python.  Engines and references return the digest of every
+game so that golden files pin the whole move sequence, not only its outcome.
 """
 
 from __future__ import annotations
@@ -59,10 +65,21 @@ def below(state: np.ndarray, n: int) -> int:
     return np.int64(uniform(state) * n)
 
 
+@nb.njit(cache=True, inline="always")
+def digest_step(h: np.uint64, code: np.int64) -> np.uint64:
+    """The running move digest ``h`` after one more move ``code >= 0``."""
+    return _mix(h ^ (np.uint64(code) + np.uint64(GOLDEN)))
+
+
 def _py_mix(z: int) -> int:
     z = ((z ^ (z >> 30)) * MIX1) & MASK64
     z = ((z ^ (z >> 27)) * MIX2) & MASK64
     return z ^ (z >> 31)
+
+
+def py_digest_step(h: int, code: int) -> int:
+    """:func:`digest_step` in pure Python (``0 <= code < 2**63``)."""
+    return _py_mix(h ^ ((code + GOLDEN) & MASK64))
 
 
 class PyRng:

@@ -325,6 +325,37 @@ def opening_classes(size: int) -> list[list[Point]]:
     return [sorted(v) for _, v in sorted(seen.items())]
 
 
+def check_size(size: int) -> int:
+    """``size`` if the engine supports it, else ``ValueError`` with one line."""
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) \
+            or not MIN_SIZE <= size <= MAX_SIZE:
+        raise ValueError(f"size {size!r} is not in {MIN_SIZE}..{MAX_SIZE}")
+    return int(size)
+
+
+def seeded_game(size: int, seed: int, game: int) -> tuple[list[Point], int]:
+    """A whole game of uniformly random legal moves, played by the engine.
+
+    The stream ``PyRng(seed, game)`` picks the opening point ``below(points)``
+    and then each move ``below(len(moves))`` from the legal moves sorted by
+    point index.  Returns the points played (opening first) and the final
+    margin for ``b`` (the first player).  The reference plays the same game
+    with :func:`trilab.solver.trike_reference.seeded_game`.
+    """
+    from trilab.solver.rng import PyRng
+
+    check_size(size)
+    stream = PyRng(seed, game)
+    pos = opening(size, stream.below(n_points(size)))
+    played = [pos.pawn]
+    while not pos.is_terminal():
+        moves = sorted(pos.legal_moves())
+        pos = pos.play(moves[stream.below(len(moves))])
+        played.append(pos.pawn)
+    margin = pos.margin()
+    return played, margin if pos.to_move == "b" else -margin
+
+
 # ---------------------------------------------------------------- notation
 
 
@@ -388,3 +419,15 @@ def format_position(pos: TrikePosition) -> str:
             cells.append(ch.upper() if p == pos.pawn else ch)
         rows.append("".join(cells))
     return "/".join(rows)
+
+
+def _solvable_spec():
+    from trilab.solver import trike_reference
+    from trilab.solver.games import SolvableSpec
+
+    return SolvableSpec(name="trike", min_size=MIN_SIZE, max_size=MAX_SIZE,
+                        check_size=check_size, seeded_game=seeded_game,
+                        reference_seeded_game=trike_reference.seeded_game)
+
+
+SOLVABLE = _solvable_spec()

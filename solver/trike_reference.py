@@ -108,3 +108,30 @@ def _minimax(key) -> tuple[int, int, int]:
     else:
         remoteness = 1 + max(r for _, r, _ in children)
     return margin, remoteness, len(winning)
+
+
+def point_of(cell: Cell) -> int:
+    """The point index ``row*(row+1)/2 + col`` (the engine's numbering)."""
+    r, c = cell
+    return r * (r + 1) // 2 + c
+
+
+def seeded_game(size: int, seed: int, game: int) -> tuple[list[int], int]:
+    """The game of :func:`trilab.solver.trike.seeded_game`, played by these rules:
+    opening on cell number ``below(cells)`` in row-major order, then each move
+    ``below(len(moves))`` from the legal cells sorted by point index.  Returns
+    the point indices played and the final margin for ``b``."""
+    from trilab.solver.rng import PyRng
+
+    stream = PyRng(seed, game)
+    cells = [(r, c) for r in range(size) for c in range(r + 1)]
+    pawn = cells[stream.below(len(cells))]
+    board = {pawn: "b"}
+    played = [point_of(pawn)]
+    while not trapped(size, board, pawn):
+        moves = sorted(legal_moves(size, board, pawn), key=point_of)
+        pawn = moves[stream.below(len(moves))]
+        board = play(board, pawn)
+        played.append(point_of(pawn))
+    s = scores(size, board, pawn)
+    return played, s["b"] - s["w"]

@@ -44,3 +44,14 @@ def to_reference(pos: trike.TrikePosition) -> tuple[dict, tuple[int, int]]:
 @pytest.fixture
 def rng() -> random.Random:
     return random.Random(20261130)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--regen-golden", action="store_true", default=False,
+                     help="Rewrite tests/golden/ from the current code instead of comparing "
+                          "(make golden); review the diff before committing.")
+
+
+@pytest.fixture
+def regen_golden(request) -> bool:
+    return bool(request.config.getoption("--regen-golden"))

@@ -40,6 +40,27 @@ def wait_for_saved_class(ckpt: Path, proc: subprocess.Popen, timeout: float = 12
     pytest.fail("no class saved in time")
 
 
+def children(pid: int) -> list[int]:
+    """Live (not zombie) processes whose parent is ``pid``."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out.append(int(stat.parent.name))
+    return out
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 @pytest.fixture(scope="module")
 def clean_size6() -> pd.DataFrame:
     study = trike_openings.run(6, tt_mb=64)
@@ -47,7 +68,8 @@ def clean_size6() -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("sig, jobs", [(signal.SIGKILL, 1), (signal.SIGINT, 1),
-                                       (signal.SIGTERM, 1), (signal.SIGINT, 2)])
+                                       (signal.SIGTERM, 1), (signal.SIGINT, 2),
+                                       (signal.SIGKILL, 2)])
 def test_killed_run_resumes_to_the_same_table(tmp_path, sig, jobs, clean_size6):
     out = tmp_path / "size-6.csv"
     ckpt = tmp_path / "size-6.checkpoint.json"
@@ -55,10 +77,17 @@ def test_killed_run_resumes_to_the_same_table(tmp_path, sig, jobs, clean_size6):
             "--jobs", str(jobs))
     proc = trilab(*args, cwd=tmp_path)
     saved = wait_for_saved_class(ckpt, proc)
+    workers = children(proc.pid)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     if proc.returncode == 0:  # finished before the signal landed: nothing to resume
         pytest.skip("run finished before the signal")
+    if jobs > 1:  # the workers die with the run, even when it is SIGKILLed
+        assert workers, "no worker processes seen"
+        deadline = time.time() + 10
+        while any(alive(w) for w in workers) and time.time() < deadline:
+            time.sleep(0.1)
+        assert not any(alive(w) for w in workers), "worker processes outlived the run"
     if sig == signal.SIGKILL:
         assert proc.returncode == -signal.SIGKILL
     else:
@@ -215,3 +244,36 @@ def test_executors_close_twice():
         assert [r for _, r in ex.run(abs, [(-3,), (4,)])] in ([3, 4], [4, 3])
         ex.close()
         ex.close()
+
+
+def test_damaged_checkpoint_is_named_set_aside_and_restart_starts_over(tmp_path):
+    out = tmp_path / "size-4.csv"
+    ckpt = tmp_path / "size-4.checkpoint.json"
+    ckpt.write_text('{\n  "format": "trilab-trike-checkpoint",\n  "cla')  # truncated
+    args = ["solve", "trike", "--size", "4", "--out", str(out)]
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(ckpt) in lines[0] and "damaged" in lines[0]
+    assert "--restart" in lines[0] and "Traceback" not in res.output
+    assert not ckpt.exists() and (tmp_path / "size-4.checkpoint.json.damaged").exists()
+    assert not out.exists()  # nothing written
+    # a valid partial checkpoint is resumed, and --restart sets it aside instead
+    study = trike_openings.run(4, tt_mb=4)
+    row = study.table.iloc[0]
+    partial = json.dumps({
+        "format": "trilab-trike-checkpoint", "version": 1, "size": 4, "solver": "alphabeta-1",
+        "classes": {"0": {"winner": row.winner, "margin": int(row.margin),
+                          "remoteness": int(row.remoteness),
+                          "winning_replies": int(row.winning_replies), "nodes": 1,
+                          "seconds": 0.0}}})
+    ckpt.write_text(partial)
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    assert json.loads(out.with_suffix(".meta.json").read_text())["resumed_classes"] == 1
+    ckpt.write_text(partial)
+    fresh = CliRunner().invoke(cli, args + ["--restart"])
+    assert fresh.exit_code == 0, fresh.output
+    assert json.loads(out.with_suffix(".meta.json").read_text())["resumed_classes"] == 0
+    assert (tmp_path / "size-4.checkpoint.json.discarded").exists() and not ckpt.exists()
+    table = pd.read_csv(out)[VALUES]
+    pd.testing.assert_frame_equal(table, study.table[VALUES].astype(table.dtypes))

@@ -22,3 +22,21 @@ def test_streams_are_distinct_and_uniform_enough():
     st = rng.game_stream(np.uint64(3), np.uint64(0))
     counts = np.bincount([rng.below(st, 6) for _ in range(60000)], minlength=6)
     assert counts.min() > 9500 and counts.max() < 10500
+
+
+def test_move_digest_is_the_same_in_numba_and_python():
+    import numba as nb
+
+    @nb.njit
+    def fold(codes):
+        h = np.uint64(0)
+        for c in codes:
+            h = rng.digest_step(h, c)
+        return h
+
+    codes = np.array([0, 1, 5, 63, 1 << 40, 7], dtype=np.int64)
+    h = 0
+    for c in codes:
+        h = rng.py_digest_step(h, int(c))
+    assert int(fold(codes)) == h
+    assert int(fold(codes[::-1])) != h  # order matters

@@ -1,0 +1,356 @@
+"""trilab's studies as Python functions: what each CLI command does, without click.
+
+Each function validates its inputs (raising :class:`StudyError`, a
+``ValueError`` that names the offending option), runs the study, writes the
+result files atomically next to a ``.meta.json`` (command, versions, seed,
+timings) and returns an outcome object whose ``text()`` is what the command
+prints and whose ``to_json()`` is its ``--json`` object.  ``cli.py`` only
+parses arguments, calls one of these and prints.
+
+Example::
+
+    from trilab.analysis import studies
+
+    out = studies.solve_trike(size=5, out="/tmp/size-5.csv")
+    print(out.study.summary()["placer_wins"])        # 9
+    sim = studies.simulate("trio-cards", {"players": 4, "policies": ["memory"]},
+                           games=10_000, seed=1, out="/tmp/p4.csv")
+    print(sim.summary["first_seat_advantage"])
+
+Heavy libraries (Numba, pandas, matplotlib, Dask) are imported inside the
+functions that need them, so ``trilab --help`` and small solves start fast.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path("results")
+"""Default results folder (relative to the working directory)."""
+
+DEFAULT_TT_MB: dict[int, float] = {2: 1, 3: 1, 4: 1, 5: 4, 6: 16, 7: 256, 8: 4096, 9: 4096,
+                                   10: 4096}
+"""Transposition table per worker (MiB) when ``tt_mb`` is not given, chosen by
+measurement (``benchmarks/bench_trike.py --tt``, ``results/bench/trike-tt.csv``):
+every class starts from an empty table, and zeroing a large table costs more
+than it saves on small boards (size 6: 1024 MiB took 2.5 s of search, 16 MiB
+0.55 s with the same node count)."""
+
+
+class StudyError(ValueError):
+    """Bad input to a study; ``option`` names the CLI option at fault (or None)."""
+
+    def __init__(self, message: str, option: str | None = None):
+        super().__init__(message)
+        self.option = option
+
+
+def default_tt_mb(size: int) -> float:
+    return DEFAULT_TT_MB.get(size, 4096)
+
+
+# ------------------------------------------------------------------ trike solve
+
+
+def trike_paths(size: int, out: str | Path | None = None) -> dict[str, Path]:
+    """Where a size-``size`` opening study writes: csv, meta, png, checkpoint."""
+    csv = Path(out) if out else RESULTS / "trike" / f"size-{size}.csv"
+    return {"csv": csv, "meta": csv.with_suffix(".meta.json"), "png": csv.with_suffix(".png"),
+            "checkpoint": csv.with_suffix(".checkpoint.json")}
+
+
+@dataclass
+class SolveOutcome:
+    """A finished or stopped opening study and the files it wrote."""
+
+    study: Any  # trike_openings.OpeningStudy
+    files: list[Path]
+    interrupted: str | None = None  # "interrupted" or "time limit of ... reached"
+    message: str | None = None  # what to tell the user on stderr when stopped
+    checkpoint: Path | None = None
+
+    def to_json(self) -> dict:
+        return self.study.to_json()
+
+    def text(self) -> str:
+        from trilab.analysis import trike_openings
+
+        s = self.study
+        work = (f"{s.extra['database_positions']:,} positions in the database"
+                if s.method == "retrograde" else f"{s.nodes:,} nodes")
+        resumed = s.extra.get("resumed_classes")
+        head = f"Trike size {s.size}, method {s.method}: {work}, {s.seconds:.2f} s"
+        if resumed:
+            head += f" ({resumed} {'class' if resumed == 1 else 'classes'} from the checkpoint)"
+        return "\n".join([
+            head, trike_openings.format_table(s), "",
+            "Who wins each opening (P = placer, M = mover):", trike_openings.board_text(s), "",
+            trike_openings.format_summary(s), "",
+            "Wrote " + ", ".join(str(f) for f in self.files)])
+
+
+def solve_trike(
+    size: int,
+    method: str = "alphabeta",
+    tt_mb: float | None = None,
+    win_loss_only: bool = False,
+    jobs: int = 1,
+    dask: str | None = None,
+    split: str | None = None,
+    time_limit: float | None = None,
+    out: str | Path | None = None,
+    db: str | Path | None = None,
+    restart: bool = False,
+    progress: Callable | None = None,
+    command: str | None = None,
+) -> SolveOutcome:
+    """Solve every opening of Trike ``size`` and write the table, map and metadata.
+
+    Resumes from the checkpoint beside the table unless ``restart``; a damaged
+    checkpoint is renamed aside and reported (:class:`StudyError`).  Ctrl-C
+    (KeyboardInterrupt) and ``time_limit`` stop the run with the proven
+    classes saved: the outcome then has ``interrupted`` set and the partial
+    table is written.
+    """
+    from trilab.solver import trike
+    from trilab.solver.retrograde import MAX_RETROGRADE_SIZE
+
+    try:
+        trike.check_size(size)
+    except ValueError as e:
+        raise StudyError(str(e), "--size") from None
+    if method not in ("alphabeta", "retrograde"):
+        raise StudyError(f"unknown method {method!r}: alphabeta or retrograde", "--method")
+    if method == "retrograde" and size > MAX_RETROGRADE_SIZE:
+        raise StudyError(f"retrograde supports sizes 2..{MAX_RETROGRADE_SIZE}; use "
+                         "--method alphabeta", "--method")
+    if method == "retrograde" and (jobs > 1 or dask or win_loss_only or time_limit or split):
+        raise StudyError("--jobs, --dask, --split, --win-loss-only and --time-limit apply to "
+                         "--method alphabeta")
+    tt_mb = default_tt_mb(size) if tt_mb is None else tt_mb
+    paths = trike_paths(size, out)
+    db_path = None
+    if method == "retrograde":
+        db_path = Path(db) if db else RESULTS / "trike" / "db" / f"size-{size}.npz"
+    from trilab.analysis import executors, trike_openings
+
+    if restart:
+        trike_openings.Checkpoint.discard(paths["checkpoint"])
+    try:
+        ckpt = trike_openings.Checkpoint(paths["checkpoint"], size)
+    except trike_openings.CheckpointError as e:
+        raise StudyError(str(e)) from None
+    del ckpt  # read again by the run; opened here only to report damage early
+    try:
+        executor = executors.make_executor(jobs, dask)
+    except executors.ExecutorError as e:
+        raise StudyError(str(e), "--dask" if dask else "--jobs") from None
+    stopped = None
+    try:
+        study = trike_openings.run(
+            size, method, tt_mb, progress=progress, db_path=db_path, executor=executor,
+            checkpoint_path=paths["checkpoint"], win_loss_only=win_loss_only,
+            time_limit=time_limit, split=split)
+    except trike_openings.Interrupted as stop:
+        study, stopped = stop.study, stop.reason
+    except trike_openings.CheckpointError as e:
+        raise StudyError(str(e)) from None
+    finally:
+        executor.close()
+    files = write_trike_study(study, paths, tt_mb, command)
+    if db_path is not None:
+        files.append(db_path)
+    if stopped is None:
+        paths["checkpoint"].unlink(missing_ok=True)  # the table records a complete run
+        return SolveOutcome(study, files)
+    done = study.table.symmetry_class.nunique()
+    message = (f"trilab: {stopped}: {done} of {done + len(study.open_classes)} opening classes "
+               f"are saved in {paths['checkpoint']}; the partial table is in {paths['csv']}. "
+               "Run the same command to resume.")
+    return SolveOutcome(study, files, stopped, message, paths["checkpoint"])
+
+
+def write_trike_study(study, paths: dict[str, Path], tt_mb: float,
+                      command: str | None = None) -> list[Path]:
+    """The table (CSV), the opening map (PNG) and the metadata, each atomically."""
+    from trilab.analysis import artifacts, plots
+
+    meta = artifacts.base_metadata(
+        command=command or artifacts.command_line(), game="trike", size=study.size,
+        method=study.method, tt_mb=tt_mb, win_loss_only=study.win_loss_only,
+        complete=study.complete, nodes=study.nodes, seconds=round(study.seconds, 3),
+        summary=study.summary(), **study.extra)
+    artifacts.write_csv(paths["csv"], study.table)
+    artifacts.save_figure(paths["png"], plots.trike_opening_map(study.table, study.size))
+    artifacts.write_json(paths["meta"], meta)
+    return [paths["csv"], paths["meta"], paths["png"]]
+
+
+# ------------------------------------------------------------------ trike analyze
+
+
+def analyze_trike(size: int, position: str, tt_mb: float = 256, db: str | Path | None = None):
+    """The value of a Trike position and of each move (a ``PositionReport``)."""
+    from trilab.solver.trike import NotationError, parse_position
+
+    try:
+        pos = parse_position(position, size)
+    except NotationError as e:
+        raise StudyError(str(e), "--position") from None
+    path = Path(db) if db else RESULTS / "trike" / "db" / f"size-{size}.npz"
+    if db and not path.exists():
+        raise StudyError(f"no such database: {path}", "--db")
+    from trilab.analysis import trike_analysis
+
+    return trike_analysis.analyze(pos, tt_mb=tt_mb, db_path=path if path.exists() else None)
+
+
+# ------------------------------------------------------------------ simulate
+
+
+def study_name(game: str, config) -> str:
+    """The file name of a simulated study: options and policies."""
+    pols = [p.replace(":", "-") for p in config.seat_policies]
+    if game == "trio-cards":
+        o = config.options
+        pol = pols[0] if len(set(pols)) == 1 else "_".join(pols)
+        return f"p{o['players']}-{o['mode']}{'-teams' if o['teams'] else ''}-{pol}"
+    return "-vs-".join(pols)
+
+
+@dataclass
+class SimulateOutcome:
+    summary: dict
+    files: list[Path] = field(default_factory=list)
+
+    JSON_KEYS = ("game", "games", "seed", "seats", "draws", "unfinished", "mean_length",
+                 "first_seat_advantage", "first_seat_advantage_ci", "options")
+
+    def to_json(self) -> dict:
+        return {k: self.summary[k] for k in self.JSON_KEYS}
+
+    def text(self) -> str:
+        from trilab.analysis import mc_study
+
+        return (mc_study.format_report(self.summary) + "\nWrote "
+                + ", ".join(str(f) for f in self.files))
+
+
+def simulate(
+    game: str,
+    options: dict,
+    games: int,
+    seed: int = 0,
+    jobs: int = 1,
+    dask: str | None = None,
+    chunk: int = 20_000,
+    out: str | Path | None = None,
+    progress: Callable | None = None,
+    command: str | None = None,
+) -> SimulateOutcome:
+    """Play ``games`` games of a simulated game; write the per-seat table, the
+    per-game rows (parquet), the plot and the metadata."""
+    from trilab.solver import games as registry
+
+    try:
+        info = registry.get(game)
+    except ValueError as e:
+        raise StudyError(str(e), "GAME") from None
+    if not info.simulated:
+        raise StudyError(f"{game!r} is not simulated; simulated games: "
+                         f"{', '.join(registry.simulated())}", "GAME")
+    unknown = sorted(set(options) - set(info.options))
+    if unknown:
+        raise StudyError(f"{', '.join('--' + u.replace('_', '-') for u in unknown)} "
+                         f"does not apply to {game}")
+    if games < 1:
+        raise StudyError("games must be at least 1", "--games")
+    spec = info.load().SPEC
+    try:
+        config = spec.make_config(options)
+    except ValueError as e:
+        raise StudyError(str(e)) from None
+    from trilab.analysis import artifacts, executors, mc_study, montecarlo
+
+    try:
+        executor = executors.make_executor(jobs, dask)
+    except executors.ExecutorError as e:
+        raise StudyError(str(e), "--dask" if dask else "--jobs") from None
+    csv = Path(out) if out else RESULTS / game / f"{study_name(game, config)}.csv"
+    try:
+        res = montecarlo.simulate(spec, config, games, seed, executor, chunk, progress=progress)
+    finally:
+        executor.close()
+    summary = mc_study.summarise(spec, config, res, seed)
+    summary["executor"] = executor.describe()
+    command = command or artifacts.command_line()
+    meta = artifacts.base_metadata(
+        **summary, command=command, regenerate=command,
+        per_game_rows=f"{csv.with_suffix('.parquet')} (not committed; rerun the command to "
+                      "regenerate)")
+    frame = mc_study.per_game_frame(spec, config, res)
+    fig = mc_study.plot_win_rates(
+        summary, f"{game} {study_name(game, config)}: {games:,} games, seed {seed}")
+    artifacts.atomic_write(csv.with_suffix(".parquet"),
+                           lambda tmp: frame.to_parquet(tmp, index=False))
+    artifacts.write_csv(csv, mc_study.seat_table(config, res))
+    artifacts.save_figure(csv.with_suffix(".png"), fig)
+    artifacts.write_json(csv.with_suffix(".meta.json"), meta)
+    files = [csv, csv.with_suffix(".meta.json"), csv.with_suffix(".png"),
+             csv.with_suffix(".parquet")]
+    return SimulateOutcome(summary, files)
+
+
+# ------------------------------------------------------------------ report
+
+
+@dataclass
+class ReportOutcome:
+    table: Any  # pandas.DataFrame, one row per study
+    files: list[Path]
+
+    COLUMNS = ("study", "games", "seat_win_rates", "first_seat_advantage", "ci_low", "ci_high",
+               "unfinished", "mean_length")
+
+    def to_json(self) -> list[dict]:
+        return json.loads(self.table.to_json(orient="records"))
+
+    def text(self) -> str:
+        import pandas as pd
+
+        with pd.option_context("display.width", 200, "display.max_colwidth", 60):
+            body = self.table[list(self.COLUMNS)].to_string(
+                index=False, float_format=lambda v: f"{v:.4f}")
+        return body + "\nWrote " + ", ".join(str(f) for f in self.files)
+
+
+def report(game: str, results_dir: str | Path = RESULTS,
+           command: str | None = None) -> ReportOutcome:
+    """Every simulated study of ``game`` in one table and one first-seat-advantage plot."""
+    from trilab.solver import games as registry
+
+    try:
+        info = registry.get(game)
+    except ValueError as e:
+        raise StudyError(str(e), "GAME") from None
+    if not info.simulated:
+        raise StudyError(f"{game!r} has no simulated studies; simulated games: "
+                         f"{', '.join(registry.simulated())}", "GAME")
+    from trilab.analysis import artifacts, mc_study
+
+    folder = Path(results_dir) / game
+    table = mc_study.collect(folder)
+    if table.empty:
+        raise StudyError(f"no studies in {folder}; run `trilab simulate {game} ...` first")
+    out = folder / "summary.csv"
+    fig = mc_study.plot_first_seat_advantage(table, f"{game}: first-seat advantage by study")
+    artifacts.write_csv(out, table)
+    artifacts.save_figure(out.with_suffix(".png"), fig)
+    artifacts.write_json(out.with_suffix(".meta.json"), artifacts.base_metadata(
+        command=command or artifacts.command_line(), game=game, studies=len(table),
+        sources=sorted(table.study)))
+    return ReportOutcome(table, [out, out.with_suffix(".png"), out.with_suffix(".meta.json")])

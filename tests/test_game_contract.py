@@ -1,0 +1,222 @@
+"""The contract every registered game passes (one test, parametrised over the registry).
+
+In the spirit of pgx's API test and OpenSpiel's basic tests: a new game in
+:mod:`trilab.solver.games` is checked here without writing any test of its
+own for these properties:
+
+* the registry entry agrees with the module (name, end reasons, policies);
+* bad configurations raise ``ValueError`` with one clear line;
+* the Numba engine equals its pure-Python reference on seeded whole games
+  (outcome *and* move digest, or the whole move list);
+* the same seed gives identical arrays for any chunking and on a process pool;
+* winners, lengths and end reasons are valid;
+* the game's golden file (``tests/golden/``) matches: the first games of a
+  fixed seed for every example configuration.  ``make golden`` rewrites the
+  golden files after a deliberate change, which then shows up as a diff.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from trilab.analysis import executors
+from trilab.analysis.montecarlo import simulate
+from trilab.solver import games
+
+GOLDEN = Path(__file__).parent / "golden"
+GOLDEN_SEED = 2026
+GOLDEN_GAMES = 12
+REFERENCE_GAMES = 6  # per example configuration; the references are slow
+ROOT = Path(__file__).resolve().parent.parent
+
+ALL = list(games.GAMES)
+SIMULATED = games.simulated()
+SOLVABLE = games.solvable()
+
+
+def _spec(name: str):
+    return games.GAMES[name].load().SPEC
+
+
+def _key(options: dict) -> str:
+    return json.dumps(options, sort_keys=True)
+
+
+def _golden_text(data: dict) -> str:
+    """JSON with one game per line, so a change shows up as a readable diff."""
+    lines = ["{", f' "seed": {data["seed"]},', f' "columns": {json.dumps(data["columns"])},',
+             ' "configurations": {']
+    configs = list(data["configurations"].items())
+    for i, (key, rows) in enumerate(configs):
+        lines.append(f"  {json.dumps(key)}: [")
+        lines += [f"   {json.dumps(r)}" + ("," if j < len(rows) - 1 else "")
+                  for j, r in enumerate(rows)]
+        lines.append("  ]" + ("," if i < len(configs) - 1 else ""))
+    return "\n".join(lines + [" }", "}", ""])
+
+
+def _compare_or_write(path: Path, data: dict, regen: bool) -> None:
+    if regen:
+        path.write_text(_golden_text(data))
+    assert path.exists(), f"no golden file {path.name}: run `make golden`"
+    assert json.loads(path.read_text()) == data, (
+        f"{path.name} differs from the engine: a rule or random-stream change? "
+        "If deliberate, run `make golden` and commit the diff")
+
+
+# ------------------------------------------------------------------ every game
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_registry_entry_matches_the_module(name):
+    info = games.GAMES[name]
+    module, reference = info.load(), info.load_reference()
+    assert info.solvable or info.simulated
+    assert module.__doc__ and reference.__doc__  # the rules, stated
+    assert games.get(name) is info
+    if info.simulated:
+        spec = module.SPEC
+        assert spec.name == name
+        assert spec.end_reasons == info.end_reasons
+        assert set(spec.policies) == set(info.policies)
+        assert set(spec.draw_reasons) <= set(spec.end_reasons)
+    if info.solvable:
+        assert module.SOLVABLE.name == name
+        assert module.SOLVABLE.check_size(module.SOLVABLE.min_size) == module.SOLVABLE.min_size
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_bad_configurations_raise_one_clear_line(name):
+    info = games.GAMES[name]
+    assert info.bad_options, "every game lists invalid configurations"
+    module = info.load()
+    check = module.SPEC.make_config if info.simulated else (
+        lambda o: module.SOLVABLE.check_size(o["size"]))
+    for options, fragment in info.bad_options:
+        with pytest.raises(ValueError) as err:
+            check(options)
+        message = str(err.value)
+        assert fragment in message and "\n" not in message, message
+
+
+def test_unknown_and_planned_games_are_named():
+    with pytest.raises(ValueError, match="unknown game 'chess'; games: trike"):
+        games.get("chess")
+    with pytest.raises(ValueError, match="not implemented yet"):
+        games.get("trio-board")
+
+
+def test_engines_never_import_the_studies_or_the_cli():
+    """Layers: solver/ (engines, algorithms) imports nothing from analysis/ or cli."""
+    for path in sorted((ROOT / "solver").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            for n in names:
+                assert not n.startswith(("trilab.analysis", "trilab.cli", "analysis", "cli")), (
+                    f"{path.name} imports {n}")
+
+
+# ------------------------------------------------------------------ simulated games
+
+
+@pytest.mark.parametrize("name", SIMULATED)
+def test_engine_equals_reference_on_seeded_games(name):
+    info, spec = games.GAMES[name], _spec(name)
+    for options in info.examples:
+        config = spec.make_config(options)
+        res = simulate(spec, config, REFERENCE_GAMES, seed=5, chunk=4)
+        for g in range(REFERENCE_GAMES):
+            engine = (int(res.winners[g]), int(res.length[g]), int(res.reason[g]),
+                      int(res.digest[g]))
+            assert spec.reference_game(5, g, options) == engine, (options, g)
+
+
+@pytest.mark.parametrize("name", SIMULATED)
+def test_same_seed_same_arrays_for_any_chunking(name):
+    info, spec = games.GAMES[name], _spec(name)
+    config = spec.make_config(info.examples[0])
+    n = 60
+    base = simulate(spec, config, n, seed=11, chunk=n)
+    variants = [simulate(spec, config, n, seed=11, chunk=c) for c in (1, 7)]
+    pool = executors.make_executor(jobs=2)
+    try:
+        variants.append(simulate(spec, config, n, seed=11, executor=pool, chunk=13))
+    finally:
+        pool.close()
+    for v in variants:
+        for field in ("winners", "length", "reason", "digest"):
+            np.testing.assert_array_equal(getattr(base, field), getattr(v, field))
+    other = simulate(spec, config, n, seed=12, chunk=n)
+    assert not np.array_equal(base.digest, other.digest)
+    assert len(set(base.digest.tolist())) > n // 2  # digests tell games apart
+
+
+@pytest.mark.parametrize("name", SIMULATED)
+def test_outcomes_are_valid(name):
+    info, spec = games.GAMES[name], _spec(name)
+    for options in info.examples:
+        config = spec.make_config(options)
+        res = simulate(spec, config, 200, seed=3)
+        seats = (1 << config.n_seats) - 1
+        assert ((res.winners & ~seats) == 0).all()
+        assert (res.length >= 1).all()
+        assert ((0 <= res.reason) & (res.reason < len(spec.end_reasons))).all()
+        no_winner = np.isin(np.array(spec.end_reasons)[res.reason], spec.draw_reasons)
+        np.testing.assert_array_equal(res.winners == 0, no_winner)
+        if config.teams:  # partners win together, and only one side wins
+            for w in np.unique(res.winners[res.winners > 0]):
+                assert any(int(w) == sum(1 << s for s in t) for t in config.teams)
+        else:
+            assert (np.bitwise_and(res.winners, res.winners - 1) == 0).all()  # one winner
+        cap = config.options.get("ply_cap", config.options.get("turn_cap"))
+        assert (res.length <= cap).all()
+
+
+@pytest.mark.parametrize("name", SIMULATED)
+def test_golden_games(name, regen_golden):
+    info, spec = games.GAMES[name], _spec(name)
+    data = {"seed": GOLDEN_SEED, "columns": ["winners", "length", "end_reason", "digest"],
+            "configurations": {}}
+    for options in info.examples:
+        res = simulate(spec, spec.make_config(options), GOLDEN_GAMES, seed=GOLDEN_SEED)
+        data["configurations"][_key(options)] = [
+            [int(w), int(n), spec.end_reasons[r], f"{int(d):016x}"]
+            for w, n, r, d in zip(res.winners, res.length, res.reason, res.digest)]
+    _compare_or_write(GOLDEN / f"{name}.json", data, regen_golden)
+
+
+# ------------------------------------------------------------------ solvable games
+
+
+@pytest.mark.parametrize("name", SOLVABLE)
+def test_engine_equals_reference_on_seeded_whole_games(name):
+    info = games.GAMES[name]
+    spec = info.load().SOLVABLE
+    for options in info.examples:
+        for g in range(20):
+            engine = spec.seeded_game(options["size"], 9, g)
+            assert engine == spec.reference_seeded_game(options["size"], 9, g), (options, g)
+            moves, margin = engine
+            assert len(set(moves)) == len(moves) >= 2  # no point used twice
+            assert margin != 0  # no ties
+
+
+@pytest.mark.parametrize("name", SOLVABLE)
+def test_golden_seeded_games(name, regen_golden):
+    info = games.GAMES[name]
+    spec = info.load().SOLVABLE
+    data = {"seed": GOLDEN_SEED, "columns": ["moves", "margin_of_first_player"],
+            "configurations": {_key(o): [list(spec.seeded_game(o["size"], GOLDEN_SEED, g))
+                                         for g in range(GOLDEN_GAMES)]
+                               for o in info.examples}}
+    # JSON turns the tuples into lists; compare in the same form
+    data = json.loads(json.dumps(data))
+    _compare_or_write(GOLDEN / f"{name}-games.json", data, regen_golden)
