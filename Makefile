@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint bench results results-mc results-8 clean
+.PHONY: install demo test lint golden bench results results-mc results-8 clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,7 +23,13 @@ lint: install
 test: install lint
 	$(VENV)/bin/pytest -q
 
+# Rewrite tests/golden/ from the current code (after a deliberate rule, stream or
+# solver change); review `git diff tests/golden` before committing.
+golden: install
+	$(VENV)/bin/pytest -q tests/test_game_contract.py tests/test_trike_golden.py -k "golden or tier or opening_tables" --regen-golden
+
 bench: install
+	$(PY) benchmarks/bench_cli.py --cli 2 6 --tt 5 6 7
 	$(PY) benchmarks/bench_trike.py --sizes 5 6 --scaling 7
 	$(PY) benchmarks/bench_montecarlo.py
 

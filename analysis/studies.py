@@ -32,7 +32,7 @@ from typing import Any
 RESULTS = Path("results")
 """Default results folder (relative to the working directory)."""
 
-DEFAULT_TT_MB: dict[int, float] = {2: 1, 3: 1, 4: 1, 5: 4, 6: 16, 7: 256, 8: 4096, 9: 4096,
+DEFAULT_TT_MB: dict[int, float] = {2: 4, 3: 4, 4: 4, 5: 4, 6: 16, 7: 256, 8: 4096, 9: 4096,
                                    10: 4096}
 """Transposition table per worker (MiB) when ``tt_mb`` is not given, chosen by
 measurement (``benchmarks/bench_trike.py --tt``, ``results/bench/trike-tt.csv``):

@@ -150,6 +150,26 @@ def combine_replies(rows: dict[int, dict], replies: list[int], win_loss_only: bo
             "winning_replies": len(lost), "nodes": nodes, "seconds": seconds}
 
 
+def reply_representatives(size: int, point: int) -> dict[int, int]:
+    """Each reply of the mover to the opening on ``point`` -> the first reply (in
+    engine order) whose child position is a symmetric image of its own.
+
+    Mirror-image replies have the same value, so a reply-split run proves one
+    reply per image class (the corner opening has 7 classes of 2 replies).
+    """
+    t = trike.tables(size)
+    pos = trike.opening(size, point)
+    seen: dict[tuple[int, int, int], int] = {}
+    out = {}
+    for r in pos.legal_moves():
+        child = pos.play(r)
+        mine, theirs = child.mine_theirs()
+        m, th, pawn, _ = trike.canonical(t.symmetry, np.uint64(mine), np.uint64(theirs),
+                                         child.pawn)
+        out[r] = seen.setdefault((int(m), int(th), int(pawn)), r)
+    return out
+
+
 def solve_opening_database(db: retrograde.RetrogradeDatabase, point: int) -> dict:
     """The same row read from a retrograde database (no search: 0 nodes)."""
     t0 = time.perf_counter()
@@ -446,8 +466,15 @@ def run(
         if time_limit is not None and time.perf_counter() - t0 > time_limit:
             raise TimeoutError
 
+    mirror = {p: reply_representatives(size, p) for p in todo} if split == "replies" else {}
+
     def decide(p: int) -> None:
-        row = combine_replies(ckpt.replies.get(p, {}), replies[p], win_loss_only)
+        proven = ckpt.replies.get(p, {})
+        rows = {r: proven[mirror[p][r]] for r in replies[p] if mirror[p][r] in proven}
+        row = combine_replies(rows, replies[p], win_loss_only)
+        if row is not None:  # work done: each proven reply once, not once per image
+            row["nodes"] = sum(x["nodes"] for x in proven.values())
+            row["seconds"] = round(sum(x["seconds"] for x in proven.values()), 3)
         if row is not None and p not in results:
             results[p] = row
             ckpt.save(p, row)
@@ -465,6 +492,8 @@ def run(
             for r in replies[p]:
                 if p in results:
                     break
+                if mirror[p][r] != r:  # an image of a reply proven (or queued) before
+                    continue
                 row = ckpt.replies.get(p, {}).get(r)
                 if row is not None and (win_loss_only or row["margin"] is not None):
                     continue

@@ -9,7 +9,8 @@ Contract: :func:`solve_position` returns, for a position and the side to move,
   delays (GamesmanOne's convention; a terminal position has remoteness 0);
 * ``winning_moves``: the number of legal moves that lead to a won game.
 
-Algorithm.  One recursive fail-soft negamax serves two scoring modes:
+Algorithm.  One iterative fail-soft negamax (an explicit stack, no recursion)
+serves two scoring modes:
 
 * ``MODE_MARGIN``: terminal value = final margin; parent value = ``-child``.
 * ``MODE_REMOTENESS``: terminal value = ``+-WIN_BASE``; a parent's value is the

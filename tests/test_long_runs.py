@@ -277,3 +277,18 @@ def test_damaged_checkpoint_is_named_set_aside_and_restart_starts_over(tmp_path)
     assert (tmp_path / "size-4.checkpoint.json.discarded").exists() and not ckpt.exists()
     table = pd.read_csv(out)[VALUES]
     pd.testing.assert_frame_equal(table, study.table[VALUES].astype(table.dtypes))
+
+
+def test_mirror_replies_are_proven_once_and_have_equal_values():
+    from trilab.solver.alphabeta import AlphaBetaSolver
+
+    reps = trike_openings.reply_representatives(5, 0)  # the corner: a symmetric opening
+    assert len(reps) == 8 and len(set(reps.values())) == 4
+    edge = trike_openings.reply_representatives(5, 1)  # no symmetry fixes (1,0)
+    assert all(r == rep for r, rep in edge.items())
+    solver = AlphaBetaSolver(5, tt_mb=4)
+    opening = trike_openings.trike.opening(5, 0)
+    for r, rep in reps.items():
+        a = solver.solve_position(opening.play(r), count_winning_moves=False)
+        b = solver.solve_position(opening.play(rep), count_winning_moves=False)
+        assert (a.margin, a.remoteness) == (b.margin, b.remoteness)
