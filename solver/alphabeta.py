@@ -336,7 +336,7 @@ def _new_stack(mine, theirs, pawn, alpha, beta, symmetry):
     return ist, ust, order, img_m, img_t, ctl
 
 
-@kernel
+@kernel(nogil=True)
 def _run(
     mode, ist, ust, order, img_m, img_t, ctl,
     ray_masks, neighbours, score_mask, symmetry, sym_bytes, npts, tt, stats, nsym, region,
@@ -346,7 +346,8 @@ def _run(
 
     Runs until the root is solved, returning ``(True, v)``: v is exact if
     ``alpha < v < beta``, an upper bound if ``v <= alpha``, a lower bound if
-    ``v >= beta``.  After about ``node_budget`` nodes it suspends instead and
+    ``v >= beta``.  Releases the GIL (it touches only its arguments), so other
+    threads of the caller run meanwhile.  After about ``node_budget`` nodes it suspends instead and
     returns ``(False, 0)``; calling it again with the same arrays resumes.
     """
     ply = ctl[0]
