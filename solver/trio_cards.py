@@ -68,6 +68,22 @@ cards), then the face-down middle slots in slot order.  Action codes: low of
 choice among ``k`` options draws ``below(k)`` from the game's stream when
 ``k > 1`` and draws nothing when ``k == 1``.
 
+Move digest (:func:`trilab.solver.rng.digest_step`, from ``h = 0``): every
+event that changes the game by choice or chance folds one code, in the order
+the events happen:
+
+* a reveal: its action code, ``2p`` (low of seat ``p``), ``2p + 1`` (high of
+  ``p``) or ``12 + j`` (middle slot ``j``), so 0 .. 20;
+* a team swap (between turns, teams in team order), team ``t``, seat ``t``
+  giving ``ga`` and seat ``t + n/2`` giving ``gb``: ``100 + (13 t + ga) * 13
+  + gb`` (114 .. 606); a team that does not swap folds nothing;
+* a record forgotten (``forgetful`` seats, at the start of their turn, in the
+  order :func:`forget` visits them): ``1000 + 9 q + i`` for position ``i`` of
+  seat ``q``'s hand, ``1054 + j`` for middle slot ``j`` (1000 .. 1062); the
+  forgetting seat is the seat to move, so it is not encoded.
+
+The deal is not folded: it is a function of the seed alone.
+
 Engine representation (all ``int64``; card values 1..12, 0 = none/unknown):
 ``hands[p, i]`` sorted hand of ``p`` (``hsize[p]`` cards, including cards face
 up this turn), ``rlo[p]``/``rhi[p]`` how many of them were revealed this turn
@@ -86,7 +102,7 @@ import numba as nb
 import numpy as np
 from trilab.solver.jit import kernel
 from trilab.solver.montecarlo import GameConfig, GameSpec
-from trilab.solver.rng import below, game_stream, uniform
+from trilab.solver.rng import below, digest_step, game_stream, uniform
 from trilab.solver.trio_cards_reference import reference_game
 
 N_VALUES = 12
@@ -99,6 +115,10 @@ MAX_HAND = 9
 MAX_MIDDLE = 9
 MID_BASE = 2 * MAX_PLAYERS  # action code of middle slot 0
 MAX_ACTIONS = MID_BASE + MAX_MIDDLE
+# move digest codes (module docstring); reveals use their action code 0 .. MAX_ACTIONS - 1
+SWAP_CODE_BASE = 100  # + (13 * team + gift of seat team) * 13 + gift of its partner
+FORGET_CODE_BASE = 1000  # + MAX_HAND * seat + position (hand record)
+FORGET_MID_CODE_BASE = FORGET_CODE_BASE + MAX_PLAYERS * MAX_HAND  # + slot (middle record)
 
 DEAL: dict[tuple[int, bool], tuple[int, int]] = {
     (3, False): (9, 9),
@@ -374,12 +394,20 @@ def _replace_card(p: int, give: int, get: int, hands: np.ndarray, hsize: np.ndar
 
 
 @kernel
+def swap_code(t: int, ga: int, gb: int) -> np.int64:
+    """Digest code of team ``t``'s swap: seat ``t`` gives ``ga``, its partner ``gb``."""
+    return np.int64(SWAP_CODE_BASE + (t * (N_VALUES + 1) + ga) * (N_VALUES + 1) + gb)
+
+
+@kernel
 def team_swaps(skip_team: int, n_players: int, hands: np.ndarray, hsize: np.ndarray,
-               hknow: np.ndarray, counts: np.ndarray) -> None:
+               hknow: np.ndarray, counts: np.ndarray, h: np.uint64) -> np.uint64:
     """Every team but ``skip_team`` swaps one card between partners (between turns).
 
-    Everybody's records of both swapping hands are erased.
+    Everybody's records of both swapping hands are erased.  Returns the move
+    digest ``h`` with the code of every swap made (:func:`swap_code`) folded in.
     """
+    d = np.uint64(h)  # pass np.uint64 from Python; a plain int arrives as int64
     half = n_players // 2
     for t in range(half):
         a = t
@@ -392,28 +420,36 @@ def team_swaps(skip_team: int, n_players: int, hands: np.ndarray, hsize: np.ndar
         _replace_card(b, gb, ga, hands, hsize)
         hknow[:, a, :] = 0
         hknow[:, b, :] = 0
+        d = digest_step(d, swap_code(t, ga, gb))
+    return d
 
 
 @kernel
 def forget(o: int, p: float, rs: np.ndarray, n_players: int, n_mid: int, hsize: np.ndarray,
-           hknow: np.ndarray, mknow: np.ndarray) -> None:
+           hknow: np.ndarray, mknow: np.ndarray, h: np.uint64) -> np.uint64:
     """Seat ``o`` forgets each record with probability ``p``.
 
     Records are visited hands first (seat ascending, position ascending), then
     middle slots ascending; each draws ``uniform() < p``.  ``p <= 0`` forgets
-    nothing and ``p >= 1`` everything, without drawing.
+    nothing and ``p >= 1`` everything, without drawing.  Returns the move
+    digest ``h`` with the code of every forgotten record folded in (module
+    docstring).
     """
+    d = np.uint64(h)  # pass np.uint64 from Python; a plain int arrives as int64
     if p <= 0.0:
-        return
+        return d
     for q in range(n_players):
         if q == o:
             continue
         for i in range(hsize[q]):
             if hknow[o, q, i] != 0 and (p >= 1.0 or uniform(rs) < p):
                 hknow[o, q, i] = 0
+                d = digest_step(d, np.int64(FORGET_CODE_BASE + MAX_HAND * q + i))
     for j in range(n_mid):
         if mknow[o, j] != 0 and (p >= 1.0 or uniform(rs) < p):
             mknow[o, j] = 0
+            d = digest_step(d, np.int64(FORGET_MID_CODE_BASE + j))
+    return d
 
 
 @kernel(inline="always")
@@ -553,7 +589,11 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
               mid: np.ndarray, mrev: np.ndarray, turn: np.ndarray, owner: np.ndarray,
               hknow: np.ndarray, mknow: np.ndarray, team: np.ndarray, legal: np.ndarray,
               cand: np.ndarray, acc: np.ndarray, loc: np.ndarray, pool: np.ndarray):
-    """One game on preallocated arrays; returns ``(winners, turns, reason)``."""
+    """One game on preallocated arrays; returns ``(winners, turns, reason, digest)``.
+
+    ``digest`` (``uint64``) folds every reveal, team swap and forgotten record
+    (module docstring).
+    """
     n = icfg[I_PLAYERS]
     mode = icfg[I_MODE]
     teams = icfg[I_TEAMS] != 0
@@ -564,8 +604,9 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
     owner[:] = -1
     hknow[:, :, :] = 0
     mknow[:, :] = 0
+    h = np.uint64(0)
     if teams:
-        team_swaps(-1, n, hands, hsize, hknow, acc)
+        h = team_swaps(-1, n, hands, hsize, hknow, acc, h)
     track = False  # records are kept only when a seat reads them
     for p in range(n):
         track = track or icfg[I_POLICY + p] != RANDOM
@@ -573,7 +614,7 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
         p = tn % n
         policy = icfg[I_POLICY + p]
         if policy == FORGETFUL:
-            forget(p, fcfg[p], rs, n, n_mid, hsize, hknow, mknow)
+            h = forget(p, fcfg[p], rs, n, n_mid, hsize, hknow, mknow, h)
         while True:
             n_legal = legal_reveals(n, n_mid, hsize, rlo, rhi, mid, mrev, legal)
             if policy == RANDOM:
@@ -582,6 +623,7 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
                 a = memory_choice(p, rs, team[p], mode, n, n_mid, hands, hsize, rlo, rhi, mid,
                                   mrev, turn, owner, hknow, mknow, legal, n_legal, cand, acc,
                                   loc, pool)
+            h = digest_step(h, np.int64(a))
             res = apply_reveal(a, team[p], n, n_mid, hands, hsize, rlo, rhi, mid, mrev, turn,
                                owner, hknow, mknow, track)
             if res == 0:
@@ -589,11 +631,11 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
             if res > 0:
                 reason = trio_result(res, team[p], owner, mode)
                 if reason >= 0:
-                    return winners_mask(n, team, team[p]), tn + 1, reason
+                    return winners_mask(n, team, team[p]), tn + 1, reason, h
                 if teams and icfg[I_RESWAP] != 0:
-                    team_swaps(team[p], n, hands, hsize, hknow, acc)
+                    h = team_swaps(team[p], n, hands, hsize, hknow, acc, h)
             break
-    return 0, icfg[I_TURN_CAP], TURN_CAP
+    return 0, icfg[I_TURN_CAP], TURN_CAP, h
 
 
 class EngineState(NamedTuple):
@@ -646,10 +688,15 @@ def new_scratch() -> Scratch:
 
 @nb.njit(cache=True)
 def play_chunk(seed, first_game, n_games, icfg, fcfg):
-    """Games ``first_game .. first_game + n_games - 1``; see :mod:`solver.montecarlo`."""
+    """Games ``first_game .. first_game + n_games - 1``; see :mod:`solver.montecarlo`.
+
+    Returns ``(winners, length, reason, digest)``: three ``int64`` arrays and
+    the ``uint64`` move digests (module docstring), one entry per game.
+    """
     winners = np.zeros(n_games, dtype=np.int64)
     length = np.zeros(n_games, dtype=np.int64)
     reason = np.zeros(n_games, dtype=np.int64)
+    digest = np.zeros(n_games, dtype=np.uint64)
     deck = np.zeros(N_CARDS, dtype=np.int64)
     hands = np.zeros((MAX_PLAYERS, MAX_HAND), dtype=np.int64)
     hsize = np.zeros(MAX_PLAYERS, dtype=np.int64)
@@ -669,12 +716,13 @@ def play_chunk(seed, first_game, n_games, icfg, fcfg):
     pool = np.zeros(N_VALUES + 1, dtype=np.int64)
     for g in range(n_games):
         rs = game_stream(np.uint64(seed), np.uint64(first_game + g))
-        w, n, r = play_game(rs, icfg, fcfg, deck, hands, hsize, rlo, rhi, mid, mrev, turn,
-                            owner, hknow, mknow, team, legal, cand, acc, loc, pool)
+        w, n, r, d = play_game(rs, icfg, fcfg, deck, hands, hsize, rlo, rhi, mid, mrev, turn,
+                               owner, hknow, mknow, team, legal, cand, acc, loc, pool)
         winners[g] = w
         length[g] = n
         reason[g] = r
-    return winners, length, reason
+        digest[g] = d
+    return winners, length, reason, digest
 
 
 # ---------------------------------------------------------------- configuration

