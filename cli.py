@@ -5,6 +5,7 @@ writes the result files; games come from :mod:`trilab.solver.games`)::
 
     trilab solve trike --size N [--method alphabeta|retrograde] [--jobs J] [--json] ...
     trilab analyze trike --size N --position POS [--json]
+    trilab confirm trike --size N [--sample K] [--time-limit S] [--json]
     trilab simulate GAME --policy P[,P...] --games G --seed S [--jobs J] [--json] ...
     trilab report GAME [--json]
 
@@ -156,6 +157,39 @@ def solve(game: str, size: int, method: str, tt_mb: float | None, win_loss_only:
         if outcome.interrupted == "interrupted":
             sys.exit(130)
         return
+    click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
+
+
+@cli.command()
+@click.argument("game", callback=_game("solvable"))
+@click.option("--size", type=int, required=True, callback=_trike_size, help="Board side.")
+@click.option("--sample", type=click.IntRange(min=0), default=2, show_default=True,
+              help="Refuted replies re-proven per opening class the placer wins.")
+@click.option("--tt-mb", type=click.FloatRange(min=1, max=1 << 20), default=None,
+              help="Transposition table size in MiB [default: measured per size].")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="SECONDS", help="Stop after this long, keeping what is re-proven.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="The opening table's CSV path [default: results/trike/size-N.csv]; the "
+                   "per-reply record and the confirmations are beside it.")
+def confirm(game: str, size: int, sample: int, tt_mb: float | None, time_limit: float | None,
+            as_json: bool, out: str | None) -> None:
+    """Re-prove a reply-split solve's claims with the other table keying.
+
+    For each opening the mover wins, its winning reply; for each the placer
+    wins, a seeded sample of refuted replies.  Saved after each proof to
+    size-N.confirmations.json; run again to continue.
+    """
+    from trilab.analysis import studies, trike_confirm
+
+    try:
+        outcome = studies.confirm_trike(size, sample, tt_mb, time_limit, out,
+                                        progress=lambda m: click.echo(m, err=True))
+    except studies.StudyError as e:
+        raise _usage_error(e) from None
+    except trike_confirm.ConfirmationMismatch as e:
+        raise click.ClickException(str(e)) from None
     click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
 
 

@@ -60,7 +60,9 @@ def trike_paths(size: int, out: str | Path | None = None) -> dict[str, Path]:
     """Where a size-``size`` opening study writes: csv, meta, png, checkpoint."""
     csv = Path(out) if out else RESULTS / "trike" / f"size-{size}.csv"
     return {"csv": csv, "meta": csv.with_suffix(".meta.json"), "png": csv.with_suffix(".png"),
-            "checkpoint": csv.with_suffix(".checkpoint.json")}
+            "checkpoint": csv.with_suffix(".checkpoint.json"),
+            "replies": csv.with_suffix(".replies.json"),
+            "confirmations": csv.with_suffix(".confirmations.json")}
 
 
 @dataclass
@@ -140,6 +142,11 @@ def solve_trike(
 
     if restart:
         trike_openings.Checkpoint.discard(paths["checkpoint"])
+    elif paths["replies"].exists() and not paths["checkpoint"].exists():
+        # a finished reply-split run: its per-reply record resumes it (nothing to redo)
+        import shutil
+
+        shutil.copyfile(paths["replies"], paths["checkpoint"])
     try:
         ckpt = trike_openings.Checkpoint(paths["checkpoint"], size)
     except trike_openings.CheckpointError as e:
@@ -165,6 +172,10 @@ def solve_trike(
     if db_path is not None:
         files.append(db_path)
     if stopped is None:
+        if study.extra.get("split") == "replies" and paths["checkpoint"].exists():
+            # the per-reply proofs are the record that `trilab confirm` re-proves
+            paths["checkpoint"].replace(paths["replies"])
+            files.append(paths["replies"])
         paths["checkpoint"].unlink(missing_ok=True)  # the table records a complete run
         return SolveOutcome(study, files)
     done = study.table.symmetry_class.nunique()
@@ -179,15 +190,75 @@ def write_trike_study(study, paths: dict[str, Path], tt_mb: float,
     """The table (CSV), the opening map (PNG) and the metadata, each atomically."""
     from trilab.analysis import artifacts, plots
 
+    table = study.table
+    if paths.get("confirmations") is not None and paths["confirmations"].exists():
+        from trilab.analysis import trike_confirm
+
+        said = trike_confirm.status(study.size, trike_confirm.load(paths["confirmations"],
+                                                                   study.size))
+        reps = table.groupby("symmetry_class").point.transform("min")
+        table = table.assign(confirmed=reps.map(said))
     meta = artifacts.base_metadata(
         command=command or artifacts.command_line(), game="trike", size=study.size,
         method=study.method, tt_mb=tt_mb, win_loss_only=study.win_loss_only,
         complete=study.complete, nodes=study.nodes, seconds=round(study.seconds, 3),
         summary=study.summary(), **study.extra)
-    artifacts.write_csv(paths["csv"], study.table)
+    artifacts.write_csv(paths["csv"], table)
     artifacts.save_figure(paths["png"], plots.trike_opening_map(study.table, study.size))
     artifacts.write_json(paths["meta"], meta)
     return [paths["csv"], paths["meta"], paths["png"]]
+
+
+# ------------------------------------------------------------------ trike confirm
+
+
+@dataclass
+class ConfirmOutcome:
+    data: dict
+    files: list[Path]
+    planned: int
+
+    def to_json(self) -> dict:
+        return self.data
+
+    def text(self) -> str:
+        from trilab.analysis import trike_confirm
+
+        size = self.data["size"]
+        lines = [f"Trike size {size}: {len(self.data['proofs'])} of {self.planned} planned "
+                 "proofs re-done, all agreeing with the first proofs"]
+        for x in self.data["proofs"]:
+            lines.append(f"  opening {trike_confirm.label(size, x['point'])}, reply "
+                         f"{trike_confirm.label(size, x['reply'])}: placer "
+                         f"{'wins' if x['placer_wins'] else 'loses'} ({x['keys']} keys, "
+                         f"{x['nodes']:,} nodes, {x['seconds']:.0f} s)")
+        return "\n".join(lines + ["Wrote " + ", ".join(str(f) for f in self.files)])
+
+
+def confirm_trike(size: int, sample: int = 2, tt_mb: float | None = None,
+                  time_limit: float | None = None, out: str | Path | None = None,
+                  progress: Callable[[str], None] | None = None) -> ConfirmOutcome:
+    """Re-prove a reply-split run's claims with the other table keying
+    (:mod:`trilab.analysis.trike_confirm`); resumable, saved after each proof."""
+    paths = trike_paths(size, out)
+    record = next((paths[k] for k in ("checkpoint", "replies") if paths[k].exists()), None)
+    if record is None:
+        raise StudyError(f"no per-reply record of size {size} ({paths['checkpoint']} or "
+                         f"{paths['replies']}): run `trilab solve trike --size {size} --split "
+                         "replies` first", "--size")
+    if sample < 0:
+        raise StudyError("--sample must be at least 0", "--sample")
+    from trilab.analysis import trike_confirm
+
+    tt_mb = default_tt_mb(size) if tt_mb is None else tt_mb
+    data = trike_confirm.run(size, record, paths["confirmations"], tt_mb, sample, time_limit,
+                             progress)  # a disagreement raises ConfirmationMismatch
+    rec = json.loads(record.read_text())
+    planned = len(trike_confirm.plan(
+        size, {int(p): r for p, r in rec.get("classes", {}).items()},
+        {int(p): {int(r): x for r, x in v.items()} for p, v in rec.get("replies", {}).items()},
+        sample))
+    return ConfirmOutcome(data, [paths["confirmations"]], planned)
 
 
 # ------------------------------------------------------------------ trike analyze

@@ -150,3 +150,23 @@ def test_installed_under_trilab_only(tmp_path):
     assert imports("trilab.cli")
     for generic in ("solver", "analysis", "cli"):
         assert not imports(generic), generic
+
+
+def test_commands_import_only_what_they_need(tmp_path):
+    """`trilab --help` loads no heavy library; a solve loads no Dask or statistics."""
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from trilab.cli import cli\n"
+        "heavy = ('numba', 'pandas', 'matplotlib', 'dask', 'distributed', 'scipy.stats')\n"
+        "CliRunner().invoke(cli, ['--help']); CliRunner().invoke(cli, ['simulate', '--help'])\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+        "r = CliRunner().invoke(cli, ['solve', 'trike', '--size', '2', '--out', 'o/s.csv'])\n"
+        "assert r.exit_code == 0, r.output\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    help_mods, solve_mods = proc.stdout.splitlines()
+    assert help_mods == "[]"
+    assert "dask" not in solve_mods and "scipy.stats" not in solve_mods and "numba" in solve_mods

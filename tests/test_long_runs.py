@@ -292,3 +292,37 @@ def test_mirror_replies_are_proven_once_and_have_equal_values():
         a = solver.solve_position(opening.play(r), count_winning_moves=False)
         b = solver.solve_position(opening.play(rep), count_winning_moves=False)
         assert (a.margin, a.remoteness) == (b.margin, b.remoteness)
+
+
+def test_confirm_reproves_winning_and_refuted_replies_with_other_keys(tmp_path):
+    out = tmp_path / "size-5.csv"
+    args = ["solve", "trike", "--size", "5", "--split", "replies", "--out", str(out)]
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    record = tmp_path / "size-5.replies.json"
+    assert record.exists() and not (tmp_path / "size-5.checkpoint.json").exists()
+    res = CliRunner().invoke(cli, ["confirm", "trike", "--size", "5", "--out", str(out),
+                                   "--json"])
+    assert res.exit_code == 0, res.output
+    proofs = json.loads(res.stdout)["proofs"]
+    table = pd.read_csv(out)
+    mover_classes = set(table[table.winner == "mover"].symmetry_class)
+    placer_classes = set(table[table.winner == "placer"].symmetry_class)
+    assert len(proofs) == len(mover_classes) + 2 * len(placer_classes)
+    assert all(p["keys"] == "whole" and p["placer_wins"] == p["first_proof_placer_wins"]
+               for p in proofs)
+    # the table says what was confirmed once the solve is run again (from the record)
+    again = CliRunner().invoke(cli, args + ["--json"])
+    assert again.exit_code == 0
+    assert json.loads(out.with_suffix(".meta.json").read_text())["resumed_classes"] == 4
+    confirmed = pd.read_csv(out).confirmed
+    assert confirmed.notna().all() and confirmed.str.contains("re-proven").all()
+    # a wrong first proof is caught: one line, exit 1.  Claim that a refuted reply
+    # of a mover-won class wins for the mover (and cost nothing: it is re-proven first)
+    data = json.loads(record.read_text())
+    p = str(next(x["point"] for x in proofs if not x["placer_wins"]))
+    r = next(k for k, v in data["replies"][p].items() if v["placer_wins"])
+    data["replies"][p][r].update(placer_wins=False, seconds=0.0)
+    record.write_text(json.dumps(data))
+    (tmp_path / "size-5.confirmations.json").unlink()
+    bad = CliRunner().invoke(cli, ["confirm", "trike", "--size", "5", "--out", str(out)])
+    assert bad.exit_code == 1 and "first proof says" in bad.stderr
