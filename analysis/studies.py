@@ -237,7 +237,8 @@ class ConfirmOutcome:
 
 def confirm_trike(size: int, sample: int = 2, tt_mb: float | None = None,
                   time_limit: float | None = None, out: str | Path | None = None,
-                  progress: Callable[[str], None] | None = None) -> ConfirmOutcome:
+                  progress: Callable[[str], None] | None = None, jobs: int = 1,
+                  dask: str | None = None) -> ConfirmOutcome:
     """Re-prove a reply-split run's claims with the other table keying
     (:mod:`trilab.analysis.trike_confirm`); resumable, saved after each proof."""
     paths = trike_paths(size, out)
@@ -251,8 +252,14 @@ def confirm_trike(size: int, sample: int = 2, tt_mb: float | None = None,
     from trilab.analysis import trike_confirm
 
     tt_mb = default_tt_mb(size) if tt_mb is None else tt_mb
+    from trilab.analysis import executors
+
+    try:
+        executor = executors.make_executor(jobs, dask)
+    except executors.ExecutorError as e:
+        raise StudyError(str(e), "--dask" if dask else "--jobs") from None
     data = trike_confirm.run(size, record, paths["confirmations"], tt_mb, sample, time_limit,
-                             progress)  # a disagreement raises ConfirmationMismatch
+                             progress, executor)  # a disagreement raises ConfirmationMismatch
     rec = json.loads(record.read_text())
     planned = len(trike_confirm.plan(
         size, {int(p): r for p, r in rec.get("classes", {}).items()},

@@ -93,43 +93,55 @@ def load(path: Path, size: int) -> dict:
 
 
 def run(size: int, checkpoint: Path, out: Path, tt_mb: float, sample: int = 2,
-        time_limit: float | None = None, progress: Callable[[str], None] | None = None) -> dict:
+        time_limit: float | None = None, progress: Callable[[str], None] | None = None,
+        executor=None) -> dict:
     """Re-prove the planned replies not yet in ``out``; return the confirmation data.
 
-    Stops (keeping what is done) after ``time_limit`` seconds, between proofs
-    or inside one (the search is interrupted and that proof is redone later).
+    ``executor`` (:mod:`trilab.analysis.executors`, default this process) runs
+    the proofs, longest first; each is saved as soon as it finishes.  After
+    ``time_limit`` seconds the run stops, keeping what is done (unfinished
+    proofs are redone by the next run).
     """
+    from trilab.analysis.executors import SerialExecutor
+
     record = json.loads(checkpoint.read_text())
     classes = {int(p): row for p, row in record.get("classes", {}).items()}
     replies = {int(p): {int(r): row for r, row in rows.items()}
                for p, rows in record.get("replies", {}).items()}
     data = load(out, size)
     done = {(x["point"], x["reply"]) for x in data["proofs"]}
+    todo = [(p, r) for p, r in plan(size, classes, replies, sample) if (p, r) not in done]
+    todo.sort(key=lambda pr: -replies[pr[0]][pr[1]]["seconds"])  # longest first
+    executor = executor or SerialExecutor()
+    serial = isinstance(executor, SerialExecutor)
     t0 = time.perf_counter()
 
-    def tick(nodes: int) -> None:
+    def tick(nodes: int) -> None:  # in-process runs stop inside a proof
         if time_limit is not None and time.perf_counter() - t0 > time_limit:
             raise TimeoutError
 
-    for point, reply in plan(size, classes, replies, sample):
-        if (point, reply) in done:
-            continue
-        if progress is not None:
-            progress(f"re-proving reply {label(size, reply)} to {label(size, point)}")
-        try:
-            row = confirm_reply(size, point, reply, tt_mb, progress=tick)
-        except TimeoutError:
-            break
-        first = replies[point][reply]["placer_wins"]
-        row["first_proof_placer_wins"] = first
-        data["proofs"].append(row)
-        artifacts.write_json(out, data)
-        if row["placer_wins"] != first:
-            raise ConfirmationMismatch(
-                f"reply {label(size, reply)} to {label(size, point)}: first proof says the "
-                f"placer {'wins' if first else 'loses'}, {row['keys']} keys say otherwise")
-        if time_limit is not None and time.perf_counter() - t0 > time_limit:
-            break
+    tasks = [(size, p, r, tt_mb, tick if serial else None) for p, r in todo]
+    if progress is not None:
+        progress(f"{len(todo)} proofs to redo on {executor.describe()}: "
+                 + ", ".join(f"{label(size, r)} to {label(size, p)}" for p, r in todo))
+    try:
+        for (_, point, reply, _, _), row in executor.run(confirm_reply, tasks,
+                                                         timeout=time_limit):
+            first = replies[point][reply]["placer_wins"]
+            row["first_proof_placer_wins"] = first
+            data["proofs"].append(row)
+            artifacts.write_json(out, data)
+            if progress is not None:
+                progress(f"reply {label(size, reply)} to {label(size, point)}: "
+                         f"{row['nodes']:,} nodes, {row['seconds']:.0f} s")
+            if row["placer_wins"] != first:
+                raise ConfirmationMismatch(
+                    f"reply {label(size, reply)} to {label(size, point)}: first proof says the "
+                    f"placer {'wins' if first else 'loses'}, {row['keys']} keys say otherwise")
+    except TimeoutError:
+        pass
+    finally:
+        executor.close()
     return data
 
 
