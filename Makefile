@@ -62,9 +62,12 @@ results-mc: install
 	$(VENV)/bin/trilab report trio-cards
 	$(VENV)/bin/trilab report tabula-trivium
 
-# Size 8 takes hours: win/loss only, resumable; run it again to continue.
+# Size 8 takes hours: win/loss only, resumable (run again to continue; a finished
+# run resumes from size-8.replies.json in seconds), then the second proofs.
 results-8: install
 	$(VENV)/bin/trilab solve trike --size 8 --win-loss-only --jobs 2 --tt-mb 4096 \
+	  --time-limit $(or $(SECONDS_LIMIT),3600)
+	$(VENV)/bin/trilab confirm trike --size 8 --sample 1 --jobs 2 \
 	  --time-limit $(or $(SECONDS_LIMIT),3600)
 
 clean:

@@ -54,7 +54,9 @@ def trike_opening_map(table, size: int, title: str | None = None):
         legend.append(Line2D([0], [0], marker="o", color="w", markerfacecolor=UNSOLVED_COLOUR,
                              markeredgecolor="black", markersize=12, label="not solved yet"))
     ax.legend(handles=legend, loc="upper right", frameon=False, fontsize=9)
-    ax.set_title(title or f"Trike size {size}: who wins each opening (label = remoteness)")
+    labelled = len(table) and table.remoteness.notna().any()
+    what = "label = remoteness" if labelled else "win/loss only"
+    ax.set_title(title or f"Trike size {size}: who wins each opening ({what})")
     ax.set_aspect("equal")
     ax.axis("off")
     ax.margins(0.15)
