@@ -290,6 +290,20 @@ def analyze_trike(size: int, position: str, tt_mb: float = 256, db: str | Path |
 # ------------------------------------------------------------------ simulate
 
 
+def _simulated_game(game: str):
+    """The registry entry of a simulated game, or a StudyError naming the choices."""
+    from trilab.solver import games as registry
+
+    try:
+        info = registry.get(game)
+    except ValueError as e:
+        raise StudyError(str(e), "GAME") from None
+    if not info.simulated:
+        raise StudyError(f"{game!r} is not simulated; simulated games: "
+                         f"{', '.join(registry.simulated())}", "GAME")
+    return info
+
+
 def study_name(game: str, config) -> str:
     """The file name of a simulated study: options and policies."""
     pols = [p.replace(":", "-") for p in config.seat_policies]
@@ -332,15 +346,7 @@ def simulate(
 ) -> SimulateOutcome:
     """Play ``games`` games of a simulated game; write the per-seat table, the
     per-game rows (parquet), the plot and the metadata."""
-    from trilab.solver import games as registry
-
-    try:
-        info = registry.get(game)
-    except ValueError as e:
-        raise StudyError(str(e), "GAME") from None
-    if not info.simulated:
-        raise StudyError(f"{game!r} is not simulated; simulated games: "
-                         f"{', '.join(registry.simulated())}", "GAME")
+    info = _simulated_game(game)
     unknown = sorted(set(options) - set(info.options))
     if unknown:
         raise StudyError(f"{', '.join('--' + u.replace('_', '-') for u in unknown)} "
@@ -409,15 +415,7 @@ class ReportOutcome:
 def report(game: str, results_dir: str | Path = RESULTS,
            command: str | None = None) -> ReportOutcome:
     """Every simulated study of ``game`` in one table and one first-seat-advantage plot."""
-    from trilab.solver import games as registry
-
-    try:
-        info = registry.get(game)
-    except ValueError as e:
-        raise StudyError(str(e), "GAME") from None
-    if not info.simulated:
-        raise StudyError(f"{game!r} has no simulated studies; simulated games: "
-                         f"{', '.join(registry.simulated())}", "GAME")
+    _simulated_game(game)
     from trilab.analysis import artifacts, mc_study
 
     folder = Path(results_dir) / game

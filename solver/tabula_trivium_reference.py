@@ -1,18 +1,24 @@
 """Slow, obviously-correct pure-Python Tabula Trivium: rules, policies, whole games.
 
 The reference the Numba engine (:mod:`solver.tabula_trivium`, whose docstring
-states the rules and policies) is checked against.  It shares no code with
-the engine except :class:`solver.rng.PyRng`: the board is built here from
+states the rules; the policies are stated in :mod:`solver.tabula_trivium_policies`)
+is checked against.  It shares no code with the engine except
+:class:`solver.rng.PyRng` and :func:`solver.rng.py_digest_step`: the board is built here from
 "doubled" coordinates ``(x, y)`` (``y`` the row, ``x`` twice the pixel
 abscissa, neighbours at ``(+-2, 0)`` and ``(+-1, +-1)``), positions are dicts
 ``cell -> (seat, "pawn" | "stone")``, and everything is recomputed from the
 rules each time.  Nodes are numbered like the engine's: by row ``y``, then by
 ``x``.
+
+Move digest: a game folds, with :func:`solver.rng.py_digest_step` from 0, the
+code of every turn it plays (:func:`turn_code`: ``(((pf * 64 + pt) * 64 + pc +
+1) * 64 + sf + 1) * 64 + st + 1`` on node indexes, ``pc``, ``sf`` and ``st``
+being -1 for no capture / no stone movement), in the order played.
 """
 
 from __future__ import annotations
 
-from trilab.solver.rng import PyRng
+from trilab.solver.rng import PyRng, py_digest_step
 
 Cell = tuple[int, int]
 Board = dict[Cell, tuple[int, str]]
@@ -37,6 +43,7 @@ PAWN_VALUE = 100
 STONE_VALUE = 60
 MOBILITY_VALUE = 2
 WIN_SCORE = 1_000_000
+CODE_BASE = 64  # radix of the turn codes
 
 
 def on_board(c: Cell) -> bool:
@@ -276,12 +283,24 @@ def choose_turn(policy: str, board: Board, seat: int, rng: PyRng):
 # ------------------------------------------------------------------ games
 
 
+def turn_code(pm: PawnMove, sm: StoneMove | None) -> int:
+    """The move code of the turn ``(pm, sm)`` (module docstring)."""
+    pc = -1 if pm[2] is None else INDEX[pm[2]]
+    sf, st = (-1, -1) if sm is None else (INDEX[sm[0]], INDEX[sm[1]])
+    digits = (INDEX[pm[0]], INDEX[pm[1]], pc + 1, sf + 1, st + 1)
+    code = 0
+    for d in digits:
+        code = code * CODE_BASE + d
+    return code
+
+
 def position_key(board: Board, side: int):
     return tuple(sorted(board.items())), side
 
 
-def reference_game(seed: int, game_index: int, options: dict) -> tuple[int, int, int]:
-    """Play one game from the initial position; ``(winners bitmask, plies, reason)``."""
+def reference_game(seed: int, game_index: int, options: dict) -> tuple[int, int, int, int]:
+    """Play one game from the initial position; ``(winners bitmask, plies, reason,
+    move digest)``."""
     policies = list(options.get("policies", ["random"]))
     if len(policies) == 1:
         policies *= 2
@@ -290,28 +309,30 @@ def reference_game(seed: int, game_index: int, options: dict) -> tuple[int, int,
 
 
 def play_game(seed: int, game_index: int, policies: list[str], ply_cap: int,
-              board: Board) -> tuple[int, int, int]:
+              board: Board) -> tuple[int, int, int, int]:
     """Play one game from ``board`` with seat 0 to move, drawing from
-    ``PyRng(seed, game_index)``; ``(winners bitmask, plies, reason)``."""
+    ``PyRng(seed, game_index)``; ``(winners bitmask, plies, reason, move digest)``."""
     rng = PyRng(seed, game_index)
     side = 0
     ply = 0
+    digest = 0
     seen = {position_key(board, side): 1}
     while True:
         if not pawn_moves(board, side):
-            return 1 << (1 - side), ply, BLOCKED
+            return 1 << (1 - side), ply, BLOCKED, digest
         if ply >= ply_cap:
-            return 0, ply, PLY_CAP
+            return 0, ply, PLY_CAP, digest
         pm, sm = choose_turn(policies[side], board, side, rng)
+        digest = py_digest_step(digest, turn_code(pm, sm))
         board = play_pawn(board, pm)
         ply += 1
         res = material_result(board)
         if res is not None:
-            return res[0], ply, res[1]
+            return res[0], ply, res[1], digest
         if sm is not None:
             board = play_stone(board, sm)
         side = 1 - side
         key = position_key(board, side)
         seen[key] = seen.get(key, 0) + 1
         if seen[key] >= REPETITION_LIMIT:
-            return 0, ply, REPETITION
+            return 0, ply, REPETITION, digest

@@ -2,7 +2,7 @@
 
 Board geometry and setup, legal movements / next states / results on thousands
 of random reachable states, policy decisions, whole seeded games, chunking,
-rule-specific positions and configuration errors.  Hand-made positions are
+move digests, rule-specific positions and configuration errors.  Hand-made positions are
 written as diagrams: one line per row from the top (4-5-6-7-6-5-4 nodes), in
 node order; ``A``/``a`` seat 0 pawn/stone, ``B``/``b`` seat 1, ``.`` empty.
 """
@@ -69,8 +69,17 @@ def chunk(cfg, seed: int, first: int, n: int):
 
 
 def engine_game(policies, start, seed=1, game=0, ply_cap=400):
-    w, n, r = tt.play_games({"policies": policies, "ply_cap": ply_cap}, seed, game, 1, start)
-    return int(w[0]), int(n[0]), int(r[0])
+    """``(winners, plies, reason, digest)`` of one engine game from ``start``."""
+    res = tt.play_games({"policies": policies, "ply_cap": ply_cap}, seed, game, 1, start)
+    return tuple(int(a[0]) for a in res)
+
+
+def digest_of(*turns) -> int:
+    """The move digest of a game that played ``turns`` (reference move codes)."""
+    h = 0
+    for pm, sm in turns:
+        h = rngmod.py_digest_step(h, ref.turn_code(pm, sm))
+    return h
 
 
 def reference_game_from(policies, start, seed=1, game=0, ply_cap=400):
@@ -339,11 +348,12 @@ def test_deep_lookahead_matches_plain_negamax(depth):
 def test_games_match_reference(policies, n, cap):
     options = {"policies": policies, "ply_cap": cap}
     cfg = tt.make_config(options)
-    w, length, reason = chunk(cfg, 31, 100, n)
-    got = list(zip(w.tolist(), length.tolist(), reason.tolist()))
+    w, length, reason, digest = chunk(cfg, 31, 100, n)
+    assert digest.dtype == np.uint64
+    got = list(zip(w.tolist(), length.tolist(), reason.tolist(), digest.tolist()))
     expected = [tt.SPEC.reference_game(31, 100 + g, options) for g in range(n)]
     assert got == expected
-    for winners, plies, r in got:
+    for winners, plies, r, _ in got:
         assert 0 <= r < len(tt.END_REASONS) and plies <= cap
         assert (winners == 0) == (tt.END_REASONS[r] in tt.SPEC.draw_reasons)
 
@@ -354,11 +364,45 @@ def test_chunking_does_not_change_results(policies):
     whole = chunk(cfg, 8, 50, 60)
     parts = [chunk(cfg, 8, 50 + a, b - a)
              for a, b in ((0, 1), (1, 17), (17, 42), (42, 60))]
-    for k in range(3):
+    assert len(whole) == 4
+    for k in range(4):
         assert np.array_equal(whole[k], np.concatenate([p[k] for p in parts]))
     single = [chunk(cfg, 8, 50 + g, 1) for g in (0, 33, 59)]
     for g, s in zip((0, 33, 59), single):
-        assert [int(x[0]) for x in s] == [int(whole[k][g]) for k in range(3)]
+        assert [int(x[0]) for x in s] == [int(whole[k][g]) for k in range(4)]
+
+
+# ------------------------------------------------------------------ move digests
+
+
+def test_turn_codes_match_reference_and_are_distinct():
+    rnd = random.Random(3)
+    seen = {}
+    for _ in range(3000):
+        pf, pt, pc = rnd.randrange(37), rnd.randrange(37), rnd.randrange(-1, 37)
+        sf = rnd.randrange(-1, 37)
+        st = -1 if sf < 0 else rnd.randrange(37)
+        code = int(tt.turn_code(pf, pt, pc, sf, st))
+        pm = (ref.CELLS[pf], ref.CELLS[pt], None if pc < 0 else ref.CELLS[pc])
+        sm = None if sf < 0 else (ref.CELLS[sf], ref.CELLS[st])
+        assert code == ref.turn_code(pm, sm)
+        assert 0 <= code < 2**63
+        assert seen.setdefault(code, (pf, pt, pc, sf, st)) == (pf, pt, pc, sf, st)
+
+
+@pytest.mark.parametrize("policy, n, cap", [
+    ("random", 24, 400),
+    ("greedy", 6, 60),
+    ("lookahead:1", 3, 60),
+])
+def test_digests_match_reference_game_by_game(policy, n, cap):
+    options = {"policies": [policy], "ply_cap": cap}
+    w, length, reason, digest = chunk(tt.make_config(options), 2026, 7, n)
+    for g in range(n):
+        expected = ref.reference_game(2026, 7 + g, options)
+        assert int(digest[g]) == expected[3], (policy, g)
+        assert (int(w[g]), int(length[g]), int(reason[g])) == expected[:3], (policy, g)
+    assert len(set(digest.tolist())) == n  # the digests tell the games apart
 
 
 # ------------------------------------------------------------------ rule-specific positions
@@ -382,9 +426,11 @@ def test_capturing_own_last_stone_loses():
     assert [pm_index(m) for m in ref.pawn_moves(board, 0)] == [only]
     after = tt.play_pawn(start, 0, only)
     assert tt.material_result(after) == (2, tt.R_NO_STONES)
+    ref_only = tuple(ref.CELLS[i] for i in only)
+    played = digest_of((ref_only, None))  # one turn, no stone movement
     for policy in ("random", "greedy", "lookahead:1", "lookahead:2"):
-        assert engine_game([policy, "random"], start) == (2, 1, tt.R_NO_STONES)
-    assert reference_game_from(["greedy", "random"], start) == (2, 1, ref.NO_STONES)
+        assert engine_game([policy, "random"], start) == (2, 1, tt.R_NO_STONES, played)
+    assert reference_game_from(["greedy", "random"], start) == (2, 1, ref.NO_STONES, played)
 
 
 BLOCKED_AT_START = """
@@ -414,8 +460,8 @@ def test_blocked_pawns_lose_at_the_start_of_the_turn():
     assert tt.game_status(start, 0) == (2, tt.R_BLOCKED)
     assert tt.game_status(start, 1) == (0, -1)  # seat 1 could move
     for policy in ("random", "greedy"):
-        assert engine_game([policy], start) == (2, 0, tt.R_BLOCKED)
-        assert reference_game_from([policy], start) == (2, 0, ref.BLOCKED)
+        assert engine_game([policy], start) == (2, 0, tt.R_BLOCKED, 0)  # no turn: digest 0
+        assert reference_game_from([policy], start) == (2, 0, ref.BLOCKED, 0)
     # seat 1 can move now (a jump), but greedy seat 0 slides its stone in the way
     start = diagram(BLOCKED_BY_STONE)
     assert len(tt.legal_pawn_moves(start, 1)) == 1
@@ -424,8 +470,13 @@ def test_blocked_pawns_lose_at_the_start_of_the_turn():
     after = tt.play_stone(tt.play_pawn(start, 0, pm), 0, sm)
     assert tt.game_status(after, 1) == (1, tt.R_BLOCKED)
     for g in range(3):
-        assert engine_game(["greedy", "random"], start, game=g) == (1, 1, tt.R_BLOCKED)
-        assert reference_game_from(["greedy", "random"], start, game=g) == (1, 1, ref.BLOCKED)
+        pm, sm, _ = tt.decide("greedy", start, 0, 1, g)
+        played = digest_of(((ref.CELLS[pm[0]], ref.CELLS[pm[1]],
+                             None if pm[2] < 0 else ref.CELLS[pm[2]]),
+                            (ref.CELLS[sm[0]], ref.CELLS[sm[1]])))
+        assert engine_game(["greedy", "random"], start, game=g) == (1, 1, tt.R_BLOCKED, played)
+        assert reference_game_from(["greedy", "random"], start, game=g) == (
+            1, 1, ref.BLOCKED, played)
 
 
 STONE_STUCK = """
@@ -452,21 +503,21 @@ def test_stone_movement_is_skipped_when_no_stone_can_move():
     py = rngmod.PyRng(4, 2)
     py.below(len(tt.legal_pawn_moves(start, 0)))
     assert tt.decide("random", start, 0, 4, 2)[2] == py.next_u64()
-    w, plies, r = engine_game(["random"], start, ply_cap=6)
-    assert (w, plies, r) == reference_game_from(["random"], start, ply_cap=6)
+    assert engine_game(["random"], start, ply_cap=6) == reference_game_from(
+        ["random"], start, ply_cap=6)
 
 
 @pytest.mark.parametrize("cap", [1, 2, 7, 25])
 def test_ply_cap_gives_draws(cap):
     options = {"policies": ["random"], "ply_cap": cap}
-    w, length, reason = tt.play_games(options, 3, 0, 30)
+    w, length, reason, digest = tt.play_games(options, 3, 0, 30)
     assert length.max() <= cap
     capped = reason == tt.R_PLY_CAP
     assert capped.sum() > 0
     assert np.all(length[capped] == cap) and np.all(w[capped] == 0)
     assert np.all(w[~capped] != 0)  # the other games were decided before the cap
     expected = [ref.reference_game(3, g, options) for g in range(30)]
-    assert list(zip(w.tolist(), length.tolist(), reason.tolist())) == expected
+    assert list(zip(w.tolist(), length.tolist(), reason.tolist(), digest.tolist())) == expected
 
 
 def test_repetition_gives_draws():
