@@ -46,6 +46,13 @@ class TrilabGroup(click.Group):
         except (click.Abort, KeyboardInterrupt):
             click.echo("trilab: interrupted", err=True)
             sys.exit(130)
+        except SystemError as e:  # an interrupt that landed inside Numba's own callbacks
+            from trilab.analysis.executors import interrupted_inside
+
+            if not interrupted_inside(e):
+                raise
+            click.echo("trilab: interrupted", err=True)
+            sys.exit(130)
         sys.exit(rv if isinstance(rv, int) else 0)
 
 

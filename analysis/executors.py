@@ -28,6 +28,19 @@ from typing import Any
 Task = tuple[Any, ...]
 
 
+def interrupted_inside(error: BaseException) -> bool:
+    """True when ``error`` wraps a KeyboardInterrupt: a signal that arrived while
+    Numba ran Python code of its own (loading a cached kernel) surfaces as a
+    ``SystemError`` whose cause is the interrupt."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
+
+
 class ExecutorError(ValueError):
     """A bad executor specification (shown to the user as a usage error)."""
 

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from trilab.analysis import artifacts
-from trilab.analysis.executors import SerialExecutor
+from trilab.analysis.executors import SerialExecutor, interrupted_inside
 from trilab.solver import retrograde, trike
 from trilab.solver.alphabeta import AlphaBetaSolver, warm_up
 
@@ -522,6 +522,10 @@ def run(
         if len(results) < len(classes):  # pragma: no cover - defensive
             raise RuntimeError("the run ended with undecided classes")
     except KeyboardInterrupt:
+        reason = "interrupted"
+    except SystemError as e:  # Ctrl-C/SIGTERM landing inside a Numba callback
+        if not interrupted_inside(e):
+            raise
         reason = "interrupted"
     except TimeoutError:
         reason = f"time limit of {time_limit:g} s reached"

@@ -326,3 +326,14 @@ def test_confirm_reproves_winning_and_refuted_replies_with_other_keys(tmp_path):
     (tmp_path / "size-5.confirmations.json").unlink()
     bad = CliRunner().invoke(cli, ["confirm", "trike", "--size", "5", "--out", str(out)])
     assert bad.exit_code == 1 and "first proof says" in bad.stderr
+
+
+def test_an_interrupt_wrapped_by_numba_is_recognised():
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as inner:
+            raise SystemError("returned a result with an exception set") from inner
+    except SystemError as e:
+        assert executors.interrupted_inside(e)
+    assert not executors.interrupted_inside(SystemError("other"))
