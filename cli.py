@@ -197,7 +197,7 @@ def confirm(game: str, size: int, sample: int, tt_mb: float | None, time_limit: 
     try:
         outcome = studies.confirm_trike(size, sample, tt_mb, time_limit, out,
                                         progress=lambda m: click.echo(m, err=True),
-                                        jobs=jobs, dask=dask_address)
+                                        jobs=jobs, dask=dask_address, command=_invocation())
     except studies.StudyError as e:
         raise _usage_error(e) from None
     except trike_confirm.ConfirmationMismatch as e:

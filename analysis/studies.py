@@ -238,7 +238,7 @@ class ConfirmOutcome:
 def confirm_trike(size: int, sample: int = 2, tt_mb: float | None = None,
                   time_limit: float | None = None, out: str | Path | None = None,
                   progress: Callable[[str], None] | None = None, jobs: int = 1,
-                  dask: str | None = None) -> ConfirmOutcome:
+                  dask: str | None = None, command: str | None = None) -> ConfirmOutcome:
     """Re-prove a reply-split run's claims with the other table keying
     (:mod:`trilab.analysis.trike_confirm`); resumable, saved after each proof."""
     paths = trike_paths(size, out)
@@ -260,12 +260,19 @@ def confirm_trike(size: int, sample: int = 2, tt_mb: float | None = None,
         raise StudyError(str(e), "--dask" if dask else "--jobs") from None
     data = trike_confirm.run(size, record, paths["confirmations"], tt_mb, sample, time_limit,
                              progress, executor)  # a disagreement raises ConfirmationMismatch
+    from trilab.analysis import artifacts
+
+    meta = paths["confirmations"].with_suffix(".meta.json")
+    artifacts.write_json(meta, artifacts.base_metadata(
+        command=command or artifacts.command_line(), game="trike", size=size, sample=sample,
+        tt_mb=tt_mb, record=str(record), proofs=len(data["proofs"]),
+        cpu_seconds=round(sum(x["seconds"] for x in data["proofs"]), 1)))
     rec = json.loads(record.read_text())
     planned = len(trike_confirm.plan(
         size, {int(p): r for p, r in rec.get("classes", {}).items()},
         {int(p): {int(r): x for r, x in v.items()} for p, v in rec.get("replies", {}).items()},
         sample))
-    return ConfirmOutcome(data, [paths["confirmations"]], planned)
+    return ConfirmOutcome(data, [paths["confirmations"], meta], planned)
 
 
 # ------------------------------------------------------------------ trike analyze
