@@ -1,0 +1,452 @@
+"""Monte Carlo tree search, one implementation for every perfect-information game.
+
+The algorithm (UCT, Kocsis and Szepesvari 2006, with the MCTS-Solver backup
+of Winands, Bjornsson and Saito 2008, generalised to n seats as max^n):
+
+1. *Select*: from the root, at a decision node of seat ``s`` go to the child
+   maximising ``mean_s + c * sqrt(ln N / n)`` (``mean_s`` = mean reward of
+   seat ``s`` over the ``n`` simulations through the child, ``N`` those
+   through the node); an unvisited child first (children are stored in a
+   random order drawn at expansion); a proven child scores its exact reward
+   and gets no exploration bonus.  At a chance node, the game samples the
+   outcome.
+2. *Expand*: a node reached for the second time gets one child per legal
+   action.
+3. *Simulate*: from a node reached for the first time, the game's random
+   playout to the end gives a reward per seat (1 to the winner, 0 to the
+   others; all 0 when nobody wins).
+4. *Back up*: every node on the path adds the reward vector.  A terminal
+   node is *proven* (its exact reward vector is known); a decision node is
+   proven as soon as one child is proven with reward 1 for the seat to move
+   (nothing is better), or when all its children are proven (the best one
+   for that seat).  So forced endings are played exactly.
+
+The move chosen is a proven-best child if the root is proven, else the most
+visited child that is not a proven loss.
+
+Game contract (the *agent kernels* of a game, ``numba.cfunc`` objects with
+these signatures, so this module is compiled and cached once for all games):
+``state`` is the game's ``int64`` state array and ``tables`` its flat
+``int64`` table.
+
+* ``legal(tables, state, out) -> n``: the legal actions (game-defined
+  integer ids) into ``out``; ``0`` iff the game is over.  At a chance node:
+  the outcome ids ``0 .. n - 1``.
+* ``apply(tables, state, action) -> 0``: play the action in place.
+* ``seat(tables, state) -> s``: the seat to move, ``-1`` at a chance node.
+* ``rewards(tables, state, out) -> 0``: the reward of every seat in a
+  finished game.
+* ``playout(tables, state, stream, scratch, out) -> plies``: random play to
+  the end from ``state`` (in place), drawing from the ``rng`` stream, then
+  the rewards; ``plies = 0`` iff the state was already finished.
+* ``chance(tables, state, stream) -> k``: the outcome of a chance node.
+
+Reproducibility: a search draws only from the stream it is given, so a fixed
+number of simulations gives the same move for the same ``(seed, game,
+ply)``; a time budget (``mcts:Ns``) does not, since the count depends on the
+machine.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+from numba import types
+from trilab.solver import rng
+from trilab.solver.jit import kernel
+
+_I64 = types.int64[::1]
+LEGAL_SIG = types.int64(_I64, _I64, _I64)
+APPLY_SIG = types.int64(_I64, _I64, types.int64)
+SEAT_SIG = types.int64(_I64, _I64)
+REWARDS_SIG = types.int64(_I64, _I64, types.float64[::1])
+PLAYOUT_SIG = types.int64(_I64, _I64, types.uint64[::1], _I64, types.float64[::1])
+CHANCE_SIG = types.int64(_I64, _I64, types.uint64[::1])
+
+DEFAULT_EXPLORATION = 0.7
+"""``c`` of the UCT formula for rewards in [0, 1] (measured on Trike 6-7:
+see ``results/agents/``)."""
+DEFAULT_MAX_NODES = 1 << 22
+"""Tree capacity; when it is full the search goes on without expanding."""
+
+NO_CHILDREN = -1
+
+# columns of Tree.counters
+C_NODES, C_SIMULATIONS = range(2)
+
+
+class AgentKernels(NamedTuple):
+    """A game's agent kernels (``cfunc`` objects, see the module docstring)."""
+
+    legal: object
+    apply: object
+    seat: object
+    rewards: object
+    playout: object
+    chance: object
+
+
+class Tree(NamedTuple):
+    """The search tree as parallel arrays (node 0 is the root)."""
+
+    first_child: np.ndarray  # int64: index of the first child, NO_CHILDREN if not expanded
+    n_children: np.ndarray  # int64
+    action: np.ndarray  # int64: the action that leads from the parent
+    mover: np.ndarray  # int64: seat to move at the node (-1 chance), set at expansion
+    visits: np.ndarray  # float64
+    value: np.ndarray  # float64[nodes, seats]: sum of the rewards backed up
+    proven: np.ndarray  # int8: 1 when ``exact`` holds the node's exact rewards
+    exact: np.ndarray  # float64[nodes, seats]
+    counters: np.ndarray  # int64[2]: C_NODES, C_SIMULATIONS
+
+
+def new_tree(n_seats: int, max_nodes: int = DEFAULT_MAX_NODES) -> Tree:
+    tree = Tree(
+        first_child=np.full(max_nodes, NO_CHILDREN, dtype=np.int64),
+        n_children=np.zeros(max_nodes, dtype=np.int64),
+        action=np.full(max_nodes, -1, dtype=np.int64),
+        mover=np.full(max_nodes, -2, dtype=np.int64),
+        visits=np.zeros(max_nodes, dtype=np.float64),
+        value=np.zeros((max_nodes, n_seats), dtype=np.float64),
+        proven=np.zeros(max_nodes, dtype=np.int8),
+        exact=np.zeros((max_nodes, n_seats), dtype=np.float64),
+        counters=np.zeros(2, dtype=np.int64),
+    )
+    tree.counters[C_NODES] = 1
+    return tree
+
+
+class Scratch(NamedTuple):
+    """Buffers of one search (allocated once per search)."""
+
+    state: np.ndarray  # int64: the state being walked down the tree
+    actions: np.ndarray  # int64: legal actions at expansion
+    playout: np.ndarray  # int64: the playout's own scratch
+    rewards: np.ndarray  # float64[seats]
+    path: np.ndarray  # int64: nodes from the root
+
+
+@kernel
+def _prove(tree_first, tree_count, tree_proven, tree_exact, node, seat) -> bool:
+    """Mark ``node`` proven if its children allow it (see the module docstring)."""
+    first = tree_first[node]
+    best = -1
+    all_proven = True
+    for c in range(first, first + tree_count[node]):
+        if tree_proven[c]:
+            if tree_exact[c, seat] >= 1.0:
+                best = c
+                all_proven = True
+                break
+            if best < 0 or tree_exact[c, seat] > tree_exact[best, seat]:
+                best = c
+        else:
+            all_proven = False
+    if best < 0 or not all_proven:
+        return False
+    tree_proven[node] = 1
+    for s in range(tree_exact.shape[1]):
+        tree_exact[node, s] = tree_exact[best, s]
+    return True
+
+
+@kernel
+def _search(legal, apply, seat, rewards, playout, chance, tables, root, stream,
+            first_child, n_children, action, mover, visits, value, proven, exact, counters,
+            state, actions, pscratch, rew, path, n_sims, c_explore) -> int:
+    """``n_sims`` more simulations on the tree; returns how many ran (fewer
+    when the root is proven)."""
+    n_seats = value.shape[1]
+    capacity = first_child.shape[0]
+    done = 0
+    while done < n_sims and proven[0] == 0:
+        for i in range(root.shape[0]):
+            state[i] = root[i]
+        node = 0
+        depth = 0
+        path[0] = 0
+        newly_proven = False
+        while True:
+            if proven[node]:
+                for s in range(n_seats):
+                    rew[s] = exact[node, s]
+                break
+            if visits[node] == 0.0 and node != 0:
+                if playout(tables, state, stream, pscratch, rew) == 0:
+                    proven[node] = 1
+                    for s in range(n_seats):
+                        exact[node, s] = rew[s]
+                    newly_proven = True
+                break
+            if first_child[node] == NO_CHILDREN:
+                n = legal(tables, state, actions)
+                if n == 0:  # the root is a finished game
+                    rewards(tables, state, rew)
+                    proven[node] = 1
+                    for s in range(n_seats):
+                        exact[node, s] = rew[s]
+                    break
+                if counters[C_NODES] + n > capacity:  # tree full: evaluate here
+                    playout(tables, state, stream, pscratch, rew)
+                    break
+                who = seat(tables, state)
+                if who >= 0:  # random order of the children (Fisher-Yates)
+                    for i in range(n - 1, 0, -1):
+                        j = rng.below(stream, i + 1)
+                        a = actions[i]
+                        actions[i] = actions[j]
+                        actions[j] = a
+                first = counters[C_NODES]
+                for i in range(n):
+                    action[first + i] = actions[i]
+                    first_child[first + i] = NO_CHILDREN
+                    visits[first + i] = 0.0
+                    proven[first + i] = 0
+                    for s in range(n_seats):
+                        value[first + i, s] = 0.0
+                counters[C_NODES] = first + n
+                first_child[node] = first
+                n_children[node] = n
+                mover[node] = who
+            who = mover[node]
+            first = first_child[node]
+            if who < 0:
+                child = first + chance(tables, state, stream)
+            else:
+                child = -1
+                best = -1.0
+                log_n = math.log(max(visits[node], 1.0))
+                for c in range(first, first + n_children[node]):
+                    if proven[c]:
+                        score = exact[c, who]
+                    elif visits[c] == 0.0:
+                        child = c
+                        break
+                    else:
+                        score = value[c, who] / visits[c] + c_explore * math.sqrt(log_n / visits[c])
+                    if score > best:
+                        best = score
+                        child = c
+            apply(tables, state, action[child])
+            node = child
+            depth += 1
+            path[depth] = child
+        for d in range(depth, -1, -1):
+            nd = path[d]
+            visits[nd] += 1.0
+            for s in range(n_seats):
+                value[nd, s] += rew[s]
+            if newly_proven and d < depth:
+                if mover[nd] >= 0:
+                    newly_proven = _prove(first_child, n_children, proven, exact, nd, mover[nd])
+                else:
+                    newly_proven = False
+        done += 1
+    counters[C_SIMULATIONS] += done
+    return done
+
+
+# Compiled calls of single kernels, for the Python API (a cfunc object called
+# from Python would run its pure-Python source instead of the compiled code).
+
+
+@nb.njit(cache=True)
+def call_legal(legal, tables, state, out) -> int:
+    return legal(tables, state, out)
+
+
+@nb.njit(cache=True)
+def call_apply(apply, tables, state, action) -> int:
+    return apply(tables, state, action)
+
+
+@nb.njit(cache=True)
+def call_seat(seat, tables, state) -> int:
+    return seat(tables, state)
+
+
+@nb.njit(cache=True)
+def call_rewards(rewards, tables, state, out) -> int:
+    return rewards(tables, state, out)
+
+
+@nb.njit(cache=True)
+def call_playout(playout, tables, state, stream, scratch, out) -> int:
+    return playout(tables, state, stream, scratch, out)
+
+
+@dataclass(frozen=True)
+class AgentGame:
+    """A perfect-information game as the agents see it (one per registry entry
+    that has agents): its kernels, seat count and buffer sizes, with a
+    Python API over the compiled kernels."""
+
+    name: str
+    n_seats: int
+    kernels: AgentKernels
+    tables: np.ndarray  # the flat int64 table (writable copy)
+    max_actions: int
+    playout_scratch: int
+
+    def legal(self, state: np.ndarray) -> list[int]:
+        out = np.empty(self.max_actions, dtype=np.int64)
+        n = call_legal(self.kernels.legal, self.tables, state, out)
+        return [int(a) for a in out[:n]]
+
+    def apply(self, state: np.ndarray, action: int) -> None:
+        call_apply(self.kernels.apply, self.tables, state, np.int64(action))
+
+    def seat(self, state: np.ndarray) -> int:
+        return int(call_seat(self.kernels.seat, self.tables, state))
+
+    def rewards(self, state: np.ndarray) -> list[float]:
+        out = np.zeros(self.n_seats, dtype=np.float64)
+        call_rewards(self.kernels.rewards, self.tables, state, out)
+        return [float(x) for x in out]
+
+    def playout(self, state: np.ndarray, stream: np.ndarray) -> tuple[int, list[float]]:
+        """Random play to the end (in place): ``(plies, rewards)``."""
+        out = np.zeros(self.n_seats, dtype=np.float64)
+        scratch = np.empty(self.playout_scratch, dtype=np.int64)
+        plies = call_playout(self.kernels.playout, self.tables, state, stream, scratch, out)
+        return int(plies), [float(x) for x in out]
+
+    def search(self, state: np.ndarray, agent: AgentSpec, stream: np.ndarray,
+               max_nodes: int | None = None) -> SearchResult:
+        return search(self.kernels, self.tables, state, self.n_seats, agent, stream,
+                      max_nodes=max_nodes, max_actions=self.max_actions,
+                      playout_scratch=self.playout_scratch)
+
+
+@dataclass(frozen=True)
+class ChildStats:
+    action: int
+    visits: int
+    value: float  # mean reward of the seat to move at the root
+    proven: bool
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The outcome of one search from a root state."""
+
+    action: int
+    seat: int
+    simulations: int
+    seconds: float
+    value: float  # the chosen child's mean reward for ``seat`` (exact if proven)
+    proven: bool  # the chosen child's value is exact
+    nodes: int
+    children: list[ChildStats]
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """``mcts:N`` (N simulations per move) or ``mcts:Ns`` (N seconds per move)."""
+
+    simulations: int | None = None
+    seconds: float | None = None
+    exploration: float = DEFAULT_EXPLORATION
+
+    @property
+    def text(self) -> str:
+        if self.seconds is not None:
+            return f"mcts:{self.seconds:g}s"
+        return f"mcts:{self.simulations}"
+
+
+MIN_SECONDS = 0.001
+AGENT_FORMS = "mcts:N (N simulations per move) or mcts:Ns (N seconds per move)"
+
+
+def parse_agent(text: str) -> AgentSpec:
+    """Parse an agent spec; ``ValueError`` with one line when it is not one."""
+    text = text.strip()
+    name, _, arg = text.partition(":")
+    if name != "mcts":
+        raise ValueError(f"unknown agent {text!r}; agents: {AGENT_FORMS}")
+    if not arg:
+        raise ValueError(f"agent {text!r} needs a budget: {AGENT_FORMS}")
+    try:
+        if arg.endswith("s"):
+            seconds = float(arg[:-1])
+            if not math.isfinite(seconds) or seconds < MIN_SECONDS:
+                raise ValueError(f"agent {text!r}: at least {MIN_SECONDS:g} s per move")
+            return AgentSpec(seconds=seconds)
+        sims = int(arg)
+    except ValueError as exc:
+        if "per move" in str(exc):
+            raise
+        raise ValueError(f"agent {text!r}: bad budget {arg!r}; {AGENT_FORMS}") from None
+    if sims <= 0:
+        raise ValueError(f"agent {text!r}: N must be at least 1 simulation")
+    return AgentSpec(simulations=sims)
+
+
+TIME_BATCH = 256
+"""Simulations between clock readings under a time budget."""
+
+
+def search(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, n_seats: int,
+           agent: AgentSpec, stream: np.ndarray, max_nodes: int | None = None,
+           max_actions: int = 1024, playout_scratch: int = 1024) -> SearchResult:
+    """Run one search from ``root`` and choose a move (see the module docstring).
+
+    ``stream`` is an ``rng`` state array; it advances.  ``max_actions`` bounds
+    the legal actions of any state, ``playout_scratch`` the playout buffer.
+    """
+    if max_nodes is None:
+        budget = agent.simulations if agent.simulations is not None else 1 << 30
+        max_nodes = int(min(DEFAULT_MAX_NODES, max(1024, 64 * budget)))
+    tree = new_tree(n_seats, max_nodes)
+    scratch = Scratch(
+        state=np.empty_like(root), actions=np.empty(max_actions, dtype=np.int64),
+        playout=np.empty(playout_scratch, dtype=np.int64),
+        rewards=np.zeros(n_seats, dtype=np.float64),
+        path=np.empty(4096, dtype=np.int64))
+    tables = np.array(tables, dtype=np.int64)  # a writable copy: the kernels' signature
+    t0 = time.perf_counter()
+
+    def run(n: int) -> int:
+        return _search(*kernels, tables, root, stream, *tree[:-1], tree.counters,
+                       *scratch, n, agent.exploration)
+
+    if agent.simulations is not None:
+        run(agent.simulations)
+    else:
+        deadline = t0 + agent.seconds
+        while time.perf_counter() < deadline and tree.proven[0] == 0:
+            run(TIME_BATCH)
+    seconds = time.perf_counter() - t0
+    return _choose(tree, int(tree.counters[C_SIMULATIONS]), seconds)
+
+
+def _choose(tree: Tree, sims: int, seconds: float) -> SearchResult:
+    first = int(tree.first_child[0])
+    if first == NO_CHILDREN:
+        raise ValueError("the game is over: there is no move to choose")
+    who = int(tree.mover[0])
+    kids = range(first, first + int(tree.n_children[0]))
+    stats = []
+    for c in kids:
+        vis = int(tree.visits[c])
+        if tree.proven[c]:
+            val = float(tree.exact[c, who])
+        else:
+            val = float(tree.value[c, who] / vis) if vis else 0.0
+        stats.append(ChildStats(int(tree.action[c]), vis, val, bool(tree.proven[c])))
+    if tree.proven[0]:
+        target = float(tree.exact[0, who])
+        best = max((s for s in stats if s.proven and s.value == target), key=lambda s: s.visits)
+    else:
+        hopeful = [s for s in stats if not (s.proven and s.value <= 0.0)] or stats
+        best = max(hopeful, key=lambda s: (s.visits, s.value))
+    stats.sort(key=lambda s: (-s.visits, s.action))
+    return SearchResult(action=best.action, seat=who, simulations=sims, seconds=seconds,
+                        value=best.value, proven=best.proven,
+                        nodes=int(tree.counters[C_NODES]), children=stats)

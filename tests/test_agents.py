@@ -1,0 +1,315 @@
+"""The Trike array engine (sides 2..19) against the reference, and the MCTS agent."""
+
+from __future__ import annotations
+
+import random
+
+import numba as nb
+import numpy as np
+import pytest
+from numba import types
+from trilab.solver import mcts, trike, trike_arrays
+from trilab.solver import trike_reference as ref
+from trilab.solver.alphabeta import AlphaBetaSolver
+from trilab.solver.rng import game_stream
+
+SIZES = range(trike_arrays.MIN_SIZE, trike_arrays.MAX_SIZE + 1)
+
+
+def _stream(seed: int, game: int = 0) -> np.ndarray:
+    return game_stream(np.uint64(seed), np.uint64(game))
+
+
+def _reference_board(game, state) -> tuple[dict, tuple[int, int]]:
+    """The reference's board and pawn for an engine state (seat 0 = ``b`` before a swap)."""
+    size = trike_arrays.size_of(state)
+    coords = trike.point_coords(size)
+    black, white = trike_arrays.black_points(state)
+    board = {}
+    for p, cell in enumerate(coords):
+        if black >> p & 1:
+            board[cell] = "b"
+        elif white >> p & 1:
+            board[cell] = "w"
+    return board, coords[trike_arrays.pawn_point(state)]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_array_engine_matches_reference_move_by_move(size):
+    """Whole random games (with and without a pie swap): at every ply the legal
+    moves, the seat to move, the end and the winner agree with the reference."""
+    game = trike_arrays.agent_game(size)
+    coords = trike.point_coords(size)
+    rnd = random.Random(size)
+    for g in range(12):
+        state = trike_arrays.new_state(size, pie=g % 2 == 0)
+        assert game.seat(state) == 0
+        assert game.legal(state) == list(range(len(coords)))
+        game.apply(state, rnd.randrange(len(coords)))
+        swapped = False
+        while True:
+            board, pawn = _reference_board(game, state)
+            expected = {trike.point_index(*c) for c in ref.legal_moves(size, board, pawn)}
+            actions = game.legal(state)
+            moves = [a for a in actions if a != len(coords)]
+            assert sorted(moves) == sorted(expected), (size, g)
+            assert len(moves) == len(set(moves))
+            colour = ref.to_move(board)
+            b_seat = 1 if swapped else 0
+            assert game.seat(state) == (b_seat if colour == "b" else 1 - b_seat)
+            pie_now = g % 2 == 0 and len(board) == 1 and not swapped
+            assert (len(coords) in actions) == (pie_now and bool(moves))
+            if not actions:
+                assert ref.trapped(size, board, pawn)
+                s = ref.scores(size, board, pawn)
+                winner_colour = "b" if s["b"] > s["w"] else "w"
+                winner = b_seat if winner_colour == "b" else 1 - b_seat
+                assert game.rewards(state) == [1.0 if k == winner else 0.0 for k in (0, 1)]
+                break
+            if pie_now and rnd.random() < 0.5:
+                game.apply(state, len(coords))
+                swapped = True
+                continue
+            game.apply(state, rnd.choice(moves))
+
+
+@pytest.mark.parametrize("size", [2, 3, 7, 13, 19])
+def test_playout_ends_a_legal_game_with_the_reference_winner(size):
+    game = trike_arrays.agent_game(size)
+    for g in range(20):
+        state = trike_arrays.new_state(size, pie=g % 2 == 0)
+        plies, rewards = game.playout(state, _stream(7, g))
+        assert plies >= 1
+        assert game.legal(state) == []
+        board, pawn = _reference_board(game, state)
+        assert ref.trapped(size, board, pawn)
+        assert len(board) == int(state[trike_arrays.S_COUNT])
+        assert sorted(rewards) == [0.0, 1.0]
+        assert rewards == game.rewards(state)
+        again = trike_arrays.new_state(size, pie=g % 2 == 0)
+        assert game.playout(again, _stream(7, g)) == (plies, rewards)
+        assert np.array_equal(again, state)
+
+
+def test_playouts_kernel_agrees_with_single_playouts():
+    size = 6
+    game = trike_arrays.agent_game(size)
+    start = trike_arrays.new_state(size, pie=False)
+    winners = trike_arrays.playouts(trike_arrays.tables(size), start, np.uint64(3), 10, 30)
+    for i, w in enumerate(winners):
+        state = start.copy()
+        _, rewards = game.playout(state, _stream(3, 10 + i))
+        assert rewards[w] == 1.0
+
+
+def test_from_position_round_trips_notation():
+    pos = trike.parse_position("b/.w/B..")
+    state = trike_arrays.from_position(pos, pie=False)
+    assert trike_arrays.black_points(state) == (pos.black, pos.white)
+    assert trike_arrays.pawn_point(state) == pos.pawn
+    assert sorted(trike_arrays.legal_points(state)) == sorted(pos.legal_moves())
+
+
+@pytest.mark.parametrize("bad", [1, 20, True, 2.0])
+def test_array_engine_rejects_bad_sizes(bad):
+    with pytest.raises(ValueError, match="not in 2..19"):
+        trike_arrays.check_size(bad)
+
+
+# ---------------------------------------------------------------- MCTS on Trike
+
+
+def _placer_wins_some_opening(size: int) -> bool:
+    for p in range(trike.n_points(size)):
+        pos = trike.opening(size, p)
+        board = {trike.point_coords(size)[p]: "b"}
+        margin, _, _ = ref.minimax(size, board, trike.point_coords(size)[pos.pawn])
+        if margin < 0:  # the mover (side to move) loses
+            return True
+    return False
+
+
+@pytest.mark.parametrize("size", [2, 3, 4])
+@pytest.mark.parametrize("pie", [False, True])
+def test_mcts_solver_proves_small_boards_like_brute_force(size, pie):
+    """From the empty board, MCTS-Solver proves the game value: without the pie
+    rule the first player wins iff some opening is a placer win (brute-force
+    minimax); with it the first player always loses (the second player swaps
+    a winning opening or plays on against a losing one)."""
+    game = trike_arrays.agent_game(size)
+    res = game.search(trike_arrays.new_state(size, pie=pie), mcts.AgentSpec(simulations=200_000),
+                      _stream(1))
+    assert res.proven
+    first_player_wins = _placer_wins_some_opening(size) and not pie
+    assert res.value == (1.0 if first_player_wins else 0.0)
+    if first_player_wins:
+        pos = trike.opening(size, res.action)
+        board = {trike.point_coords(size)[res.action]: "b"}
+        assert ref.minimax(size, board, trike.point_coords(size)[pos.pawn])[0] < 0
+
+
+def _winning_moves(solver: AlphaBetaSolver, pos: trike.TrikePosition) -> set[int]:
+    return {d for d in pos.legal_moves() if not solver.is_win(pos.play(d))}
+
+
+def test_mcts_picks_winning_moves_on_size_6():
+    """Random won size-6 positions: 2,000 simulations find a winning move."""
+    solver = AlphaBetaSolver(6, tt_mb=16)
+    rnd = random.Random(6)
+    checked = 0
+    while checked < 12:
+        pos = trike.opening(6, rnd.randrange(21))
+        for _ in range(rnd.randrange(2, 9)):
+            moves = pos.legal_moves()
+            if not moves:
+                break
+            pos = pos.play(rnd.choice(moves))
+        if pos.is_terminal() or not solver.is_win(pos):
+            continue
+        state = trike_arrays.from_position(pos, pie=False)
+        res = trike_arrays.agent_game(6).search(state, mcts.AgentSpec(simulations=2000),
+                                                _stream(5, checked))
+        assert res.action in _winning_moves(solver, pos), pos.to_notation()
+        checked += 1
+
+
+def test_mcts_is_reproducible_and_uses_its_stream():
+    game = trike_arrays.agent_game(7)
+    state = trike_arrays.new_state(7)
+    spec = mcts.AgentSpec(simulations=3000)
+    a = game.search(state, spec, _stream(11))
+    b = game.search(state, spec, _stream(11))
+    assert a.action == b.action and a.children == b.children and a.nodes == b.nodes
+    c = game.search(state, spec, _stream(12))
+    assert [x.visits for x in c.children] != [x.visits for x in a.children]
+    assert a.simulations == 3000
+    assert sum(x.visits for x in a.children) == 3000  # every simulation enters a child
+    assert np.array_equal(state, trike_arrays.new_state(7))  # the root is not changed
+
+
+def test_mcts_time_budget_stops():
+    game = trike_arrays.agent_game(9)
+    res = game.search(trike_arrays.new_state(9), mcts.AgentSpec(seconds=0.05), _stream(1))
+    assert res.simulations > 0
+    assert 0.05 <= res.seconds < 2.0
+
+
+def test_mcts_on_a_finished_game_raises():
+    pos = trike.parse_position("B/bw")  # the pawn's neighbours are all taken
+    state = trike_arrays.from_position(pos, pie=False)
+    with pytest.raises(ValueError, match="over"):
+        trike_arrays.agent_game(2).search(state, mcts.AgentSpec(simulations=10), _stream(1))
+
+
+def test_mcts_full_tree_keeps_searching():
+    game = trike_arrays.agent_game(5)
+    res = game.search(trike_arrays.new_state(5, pie=False), mcts.AgentSpec(simulations=5000),
+                      _stream(2), max_nodes=200)
+    assert res.nodes <= 200
+    assert res.simulations == 5000
+
+
+@pytest.mark.parametrize("text,error", [
+    ("random", "unknown agent"), ("mcts", "needs a budget"), ("mcts:0", "at least 1"),
+    ("mcts:-5", "at least 1"), ("mcts:abc", "bad budget"), ("mcts:0s", "at least 0.001 s"),
+    ("mcts:nans", "at least 0.001 s"), ("mcts:1.5", "bad budget"),
+])
+def test_bad_agent_specs_give_one_line(text, error):
+    with pytest.raises(ValueError, match=error) as exc:
+        mcts.parse_agent(text)
+    assert "\n" not in str(exc.value)
+
+
+def test_agent_specs_parse():
+    assert mcts.parse_agent("mcts:1000") == mcts.AgentSpec(simulations=1000)
+    assert mcts.parse_agent("mcts:0.5s") == mcts.AgentSpec(seconds=0.5)
+    assert mcts.parse_agent("mcts:2s").text == "mcts:2s"
+
+
+# ------------------------------------------- a 3-seat game through the same contract
+# Three-player Nim: a pile of stones, seats 0, 1, 2 in turn take 1 or 2; who
+# takes the last stone wins.  State: [pile, seat to move].  Written here only
+# to check that the agent is not two-player-only (rewards per seat, max^n).
+
+_I64 = types.int64[::1]
+
+
+@nb.cfunc(mcts.LEGAL_SIG, cache=True)
+def _nim_legal(t, state, out):
+    n = 0
+    for take in (1, 2):
+        if take <= state[0]:
+            out[n] = take
+            n += 1
+    return n
+
+
+@nb.cfunc(mcts.APPLY_SIG, cache=True)
+def _nim_apply(t, state, action):
+    state[0] -= action
+    state[1] = (state[1] + 1) % 3
+    return 0
+
+
+@nb.cfunc(mcts.SEAT_SIG, cache=True)
+def _nim_seat(t, state):
+    return state[1]
+
+
+@nb.cfunc(mcts.REWARDS_SIG, cache=True)
+def _nim_rewards(t, state, out):
+    for s in range(3):
+        out[s] = 0.0
+    out[(state[1] + 2) % 3] = 1.0  # the seat that moved last took the last stone
+    return 0
+
+
+@nb.cfunc(mcts.PLAYOUT_SIG, cache=True)
+def _nim_playout(t, state, stream, scratch, out):
+    plies = 0
+    while state[0] > 0:
+        take = 1 if state[0] == 1 else 1 + np.int64(np.uint64(stream[0]) % np.uint64(2))
+        stream[0] += np.uint64(0x9E3779B97F4A7C15)
+        state[0] -= take
+        state[1] = (state[1] + 1) % 3
+        plies += 1
+    for s in range(3):
+        out[s] = 0.0
+    out[(state[1] + 2) % 3] = 1.0
+    return plies
+
+
+@nb.cfunc(mcts.CHANCE_SIG, cache=True)
+def _nim_chance(t, state, stream):
+    return -1
+
+
+NIM = mcts.AgentGame(
+    name="nim3", n_seats=3,
+    kernels=mcts.AgentKernels(_nim_legal, _nim_apply, _nim_seat, _nim_rewards, _nim_playout,
+                              _nim_chance),
+    tables=np.zeros(1, dtype=np.int64), max_actions=2, playout_scratch=1)
+
+
+@pytest.mark.parametrize("pile,winner", [(1, 0), (2, 0), (3, 1)])
+def test_three_seat_game_is_proven_per_seat(pile, winner):
+    """Pile 1 or 2: seat 0 takes all.  Pile 3: whatever seat 0 takes, seat 1
+    can take the rest, so the proven reward vector gives seat 1 the win."""
+    res = NIM.search(np.array([pile, 0], dtype=np.int64), mcts.AgentSpec(simulations=500),
+                     _stream(3))
+    assert res.proven
+    assert res.seat == 0
+    assert res.value == (1.0 if winner == 0 else 0.0)
+    if pile == 2:
+        assert res.action == 2
+
+
+def test_three_seat_rewards_go_to_each_seat():
+    """On a big pile the search is unproven; the root child values are the
+    mover's own mean reward, between 0 and 1."""
+    res = NIM.search(np.array([30, 1], dtype=np.int64), mcts.AgentSpec(simulations=300),
+                     _stream(4))
+    assert res.seat == 1
+    assert not res.proven
+    assert all(0.0 <= c.value <= 1.0 for c in res.children)
+    assert sum(c.visits for c in res.children) == 300
