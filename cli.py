@@ -8,6 +8,7 @@ writes the result files; games come from :mod:`trilab.solver.games`)::
     trilab confirm trike --size N [--sample K] [--time-limit S] [--json]
     trilab simulate GAME --policy P[,P...] --games G --seed S [--jobs J] [--json] ...
     trilab report GAME [--json]
+    trilab move trike [--size N] [--position POS] --agent mcts:N|mcts:Ns [--seed S] [--json]
 
 Bad input is reported as one line on stderr with exit code 2 (click usage
 errors), with no traceback and no file written.  Heavy libraries are imported
@@ -67,9 +68,13 @@ def _game(kind: str):
         except ValueError as e:
             raise click.BadParameter(str(e)) from None
         if not getattr(info, kind):
-            names = games.solvable() if kind == "solvable" else games.simulated()
-            what = "cannot be solved exactly" if kind == "solvable" else "is not simulated"
-            raise click.BadParameter(f"{value!r} {what}; {kind} games: {', '.join(names)}")
+            names, what = {
+                "solvable": (games.solvable(), "cannot be solved exactly"),
+                "simulated": (games.simulated(), "is not simulated"),
+                "agents": (games.with_agents(), "has no agents"),
+            }[kind]
+            label = "games with agents" if kind == "agents" else f"{kind} games"
+            raise click.BadParameter(f"{value!r} {what}; {label}: {', '.join(names)}")
         return value
 
     return check
@@ -203,6 +208,32 @@ def confirm(game: str, size: int, sample: int, tt_mb: float | None, time_limit: 
     except trike_confirm.ConfirmationMismatch as e:
         raise click.ClickException(str(e)) from None
     click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
+
+
+@cli.command()
+@click.argument("game", callback=_game("agents"))
+@click.option("--size", type=int, default=None,
+              help="Board side, 2..19 (the empty board when no --position is given).")
+@click.option("--position", "position_text", default=None,
+              help="Rows from the apex joined by '/': '.' empty, b/w checkers, pawn upper case "
+                   "(as for analyze) [default: the empty board: choose the opening].")
+@click.option("--agent", "agent_text", required=True, metavar="mcts:N|mcts:Ns",
+              help="N simulations per move, or N seconds per move.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="The search's random stream (same seed and N: same move).")
+@click.option("--no-pie", is_flag=True,
+              help="Play without the pie rule (no swap after the opening).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout.")
+def move(game: str, size: int | None, position_text: str | None, agent_text: str, seed: int,
+         no_pie: bool, as_json: bool) -> None:
+    """The agent's move in a position, with the visits and value of every move."""
+    from trilab.analysis import agents
+
+    try:
+        report = agents.trike_move(size, position_text, agent_text, seed, pie=not no_pie)
+    except agents.AgentInputError as e:
+        raise _usage_error(e) from None
+    click.echo(json.dumps(report.to_json()) if as_json else report.text())
 
 
 def _invocation() -> str:

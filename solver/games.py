@@ -19,6 +19,9 @@ game API and OpenSpiel's game type):
   the ``play_chunk`` kernel (winners, length, reason and move digest of games
   ``first .. first + n - 1``, game ``g`` drawing only from the stream
   ``(seed, g)``) and ``reference_game`` (the same game in pure Python).
+* games with **agents** (perfect information) name the module of their agent
+  kernels in ``agents``: ``agent_game(...)`` gives the
+  :class:`trilab.solver.mcts.AgentGame` that the MCTS agent plays.
 * **solvable** games expose ``SOLVABLE``, a :class:`SolvableSpec`: the
   sizes the exact solvers accept, ``check_size`` and ``seeded_game(size,
   seed, g)`` (a whole game of uniformly random legal moves drawn from the
@@ -63,6 +66,9 @@ class GameInfo:
     the golden files play them."""
     bad_options: tuple[tuple[dict, str], ...] = ()
     """Invalid option sets and a fragment of the one-line error each must give."""
+    agents: str | None = None
+    """The module of the game's agent kernels (``agent_game(...)`` returns a
+    :class:`trilab.solver.mcts.AgentGame`), for perfect-information games."""
 
     def load(self) -> ModuleType:
         """The engine module (imports Numba and compiles or loads kernels)."""
@@ -94,7 +100,8 @@ GAMES: dict[str, GameInfo] = {
             title="Trike (2 players, pie rule)",
             players=(2,),
             solvable=True,
-            options={"size": "board side, 2..10 for the exact solvers"},
+            agents="trilab.solver.trike_arrays",
+            options={"size": "board side, 2..10 for the exact solvers, 2..19 for the agents"},
             end_reasons=("pawn trapped",),
             examples=({"size": 2}, {"size": 3}, {"size": 5}, {"size": 7}, {"size": 10}),
             bad_options=(({"size": 1}, "not in 2..10"), ({"size": 11}, "not in 2..10")),
@@ -169,3 +176,7 @@ def solvable() -> list[str]:
 
 def simulated() -> list[str]:
     return [g.name for g in GAMES.values() if g.simulated]
+
+
+def with_agents() -> list[str]:
+    return [g.name for g in GAMES.values() if g.agents]

@@ -106,17 +106,26 @@ class Tree(NamedTuple):
 
 
 def new_tree(n_seats: int, max_nodes: int = DEFAULT_MAX_NODES) -> Tree:
+    """An empty tree (only the root is initialised: the search initialises
+    each node when it creates it, so the arrays are not written up front)."""
     tree = Tree(
-        first_child=np.full(max_nodes, NO_CHILDREN, dtype=np.int64),
-        n_children=np.zeros(max_nodes, dtype=np.int64),
-        action=np.full(max_nodes, -1, dtype=np.int64),
-        mover=np.full(max_nodes, -2, dtype=np.int64),
-        visits=np.zeros(max_nodes, dtype=np.float64),
-        value=np.zeros((max_nodes, n_seats), dtype=np.float64),
-        proven=np.zeros(max_nodes, dtype=np.int8),
-        exact=np.zeros((max_nodes, n_seats), dtype=np.float64),
+        first_child=np.empty(max_nodes, dtype=np.int64),
+        n_children=np.empty(max_nodes, dtype=np.int64),
+        action=np.empty(max_nodes, dtype=np.int64),
+        mover=np.empty(max_nodes, dtype=np.int64),
+        visits=np.empty(max_nodes, dtype=np.float64),
+        value=np.empty((max_nodes, n_seats), dtype=np.float64),
+        proven=np.empty(max_nodes, dtype=np.int8),
+        exact=np.empty((max_nodes, n_seats), dtype=np.float64),
         counters=np.zeros(2, dtype=np.int64),
     )
+    tree.first_child[0] = NO_CHILDREN
+    tree.n_children[0] = 0
+    tree.action[0] = -1
+    tree.mover[0] = -2
+    tree.visits[0] = 0.0
+    tree.value[0] = 0.0
+    tree.proven[0] = 0
     tree.counters[C_NODES] = 1
     return tree
 

@@ -363,17 +363,18 @@ class NotationError(ValueError):
     """A position string that does not describe a Trike position."""
 
 
-def parse_position(text: str, size: int | None = None) -> TrikePosition:
+def parse_position(text: str, size: int | None = None, max_size: int = MAX_SIZE) -> TrikePosition:
     """Parse ``rows from the apex joined by '/'``; ``.`` empty, ``b``/``w``
     checkers, the pawn's cell in upper case.  Example (size 3): ``B/../...``.
+    ``max_size`` is the largest board accepted (the agents play up to 19).
     """
     text = text.strip()
     rows = text.split("/")
     n = len(rows)
     if size is not None and n != size:
         raise NotationError(f"position has {n} rows but the board size is {size}")
-    if not MIN_SIZE <= n <= MAX_SIZE:
-        raise NotationError(f"position has {n} rows; board sizes are {MIN_SIZE}..{MAX_SIZE}")
+    if not MIN_SIZE <= n <= max_size:
+        raise NotationError(f"position has {n} rows; board sizes are {MIN_SIZE}..{max_size}")
     black = white = 0
     pawn = -1
     for r, row in enumerate(rows):

@@ -113,6 +113,18 @@ BAD = [
     (["analyze", "trike", "--size", "3", "--position", "b/../..."], "no pawn"),
     (["analyze", "trike", "--size", "3", "--position", "B/.q/..."], "unknown character"),
     (["analyze", "trike", "--size", "3", "--position", "B/bb/..."], "one more"),
+    (["move", "trike", "--size", "7", "--agent", "alphazero"], "unknown agent"),
+    (["move", "trike", "--size", "7", "--agent", "mcts:0"], "at least 1 simulation"),
+    (["move", "trike", "--size", "7", "--agent", "mcts:-3s"], "at least 0.001 s"),
+    (["move", "trike", "--size", "7", "--agent", "mcts:0.0001s"], "at least 0.001 s"),
+    (["move", "trike", "--size", "20", "--agent", "mcts:10"], "not in 2..19"),
+    (["move", "trike", "--size", "1", "--agent", "mcts:10"], "not in 2..19"),
+    (["move", "trike", "--agent", "mcts:10"], "give --size"),
+    (["move", "trike", "--position", "B/bw", "--agent", "mcts:10"], "game is over"),
+    (["move", "trike", "--size", "4", "--position", "B/../...", "--agent", "mcts:10"],
+     "board size is 4"),
+    (["move", "trike", "--position", "b/.q/B..", "--agent", "mcts:10"], "unknown character"),
+    (["move", "trio-cards", "--agent", "mcts:10"], "has no agents"),
 ]
 
 
@@ -125,6 +137,47 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, args, needle)
     assert needle in err
     assert "Traceback" not in res.output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_move_json_reports_the_search():
+    res = run("move", "trike", "--size", "6", "--agent", "mcts:3000", "--seed", "4", "--json")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["simulations"] == 3000 and data["seconds"] >= 0
+    assert set(data["move"]) == {"row", "col"}
+    assert len(data["visits"]) == 21  # every opening point
+    assert sum(v["visits"] for v in data["visits"]) == 3000
+    top = data["visits"][0]
+    assert (top["row"], top["col"]) == (data["move"]["row"], data["move"]["col"])
+    assert 0.0 <= data["value"] <= 1.0
+    again = run("move", "trike", "--size", "6", "--agent", "mcts:3000", "--seed", "4", "--json")
+    assert json.loads(again.stdout)["visits"] == data["visits"]  # same seed, same search
+
+
+def test_move_offers_the_swap_after_the_opening():
+    """One checker on the board and the pie rule: the mover's choices include
+    the swap (reported as "swap"); without the pie rule they do not."""
+    res = run("move", "trike", "--position", "./B./...", "--agent", "mcts:400", "--json")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["to_move"] == "w"
+    assert any(v.get("swap") for v in data["visits"])
+    res = run("move", "trike", "--position", "./B./...", "--agent", "mcts:400", "--json",
+              "--no-pie")
+    assert not any(v.get("swap") for v in json.loads(res.stdout)["visits"])
+
+
+def test_move_plays_a_forced_win_and_says_it_is_proven():
+    # size 3, w to move: (1,0) traps the pawn with w to score 2 of 3
+    res = run("move", "trike", "--position", "b/.w/B..", "--agent", "mcts:500")
+    assert res.exit_code == 0, res.output
+    assert "move (1,0)" in res.stdout and "(proven)" in res.stdout
+
+
+def test_move_on_a_large_board():
+    res = run("move", "trike", "--size", "19", "--agent", "mcts:300", "--json")
+    assert res.exit_code == 0, res.output
+    assert len(json.loads(res.stdout)["visits"]) == 190
 
 
 def test_console_script_error_is_one_line(tmp_path):
