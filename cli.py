@@ -8,6 +8,7 @@ writes the result files; games come from :mod:`trilab.solver.games`)::
     trilab confirm trike --size N [--sample K] [--time-limit S] [--json]
     trilab simulate GAME --policy P[,P...] --games G --seed S [--jobs J] [--json] ...
     trilab report GAME [--json]
+    trilab strength trike [--sizes 7] [--positions K | --openings --games G] --agents A,B ...
     trilab move trike [--size N] [--position POS] --agent mcts:N|mcts:Ns [--seed S] [--json]
 
 Bad input is reported as one line on stderr with exit code 2 (click usage
@@ -234,6 +235,54 @@ def move(game: str, size: int | None, position_text: str | None, agent_text: str
     except agents.AgentInputError as e:
         raise _usage_error(e) from None
     click.echo(json.dumps(report.to_json()) if as_json else report.text())
+
+
+def _int_list(ctx, param, value: str) -> list[int]:
+    try:
+        return [int(x) for x in value.split(",") if x.strip()]
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
+
+
+@cli.command()
+@click.argument("game", callback=_game("solvable"))
+@click.option("--sizes", default="7", show_default=True, callback=_int_list,
+              help="Board sides, comma-separated (one for the winning-move study).")
+@click.option("--agents", "agents_text", required=True, metavar="A[,B...]",
+              help="Agents to measure: mcts:N (simulations per move) or mcts:Ns (seconds).")
+@click.option("--positions", type=int, default=1000, show_default=True,
+              help="Random won positions (a third each early, middle and late).")
+@click.option("--openings", is_flag=True,
+              help="Instead: the agent against itself from every opening class (no swap), "
+                   "compared with the exact winner.")
+@click.option("--games", type=int, default=10, show_default=True,
+              help="--openings: games per opening class.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Study seed.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Local worker processes.")
+@click.option("--dask", "dask_address", default=None, metavar="ADDRESS|local[:WORKERS]",
+              help="Run the tasks on a Dask scheduler, or on a LocalCluster.")
+@click.option("--out-dir", type=click.Path(file_okay=False), default=None,
+              help="Folder of the tables [default: results/agents].")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout.")
+def strength(game: str, sizes: list[int], agents_text: str, positions: int, openings: bool,
+             games: int, seed: int, jobs: int, dask_address: str | None, out_dir: str | None,
+             as_json: bool) -> None:
+    """How often agents play like the exact solver (winning moves, opening winners).
+
+    Resumable: run the same command again after an interruption.
+    """
+    from trilab.analysis import studies
+
+    agents = [a.strip() for a in agents_text.split(",") if a.strip()]
+    try:
+        outcome = studies.strength_trike(sizes, agents, seed, positions, openings, games, jobs,
+                                         dask_address, out_dir,
+                                         progress=lambda m: click.echo(m, err=True),
+                                         command=_invocation())
+    except studies.StudyError as e:
+        raise _usage_error(e) from None
+    click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
 
 
 def _invocation() -> str:

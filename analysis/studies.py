@@ -24,6 +24,7 @@ functions that need them, so ``trilab --help`` and small solves start fast.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -437,3 +438,171 @@ def report(game: str, results_dir: str | Path = RESULTS,
         command=command or artifacts.command_line(), game=game, studies=len(table),
         sources=sorted(table.study)))
     return ReportOutcome(table, [out, out.with_suffix(".png"), out.with_suffix(".meta.json")])
+
+
+# ------------------------------------------------------------------ agent strength
+
+
+@dataclass
+class StrengthOutcome:
+    """What ``trilab strength`` computed and wrote."""
+
+    kind: str  # "moves" or "openings"
+    table: object  # pandas DataFrame
+    files: list[Path]
+    seconds: float
+
+    def to_json(self) -> dict:
+        return {"study": self.kind, "seconds": round(self.seconds, 3),
+                "rows": json.loads(self.table.to_json(orient="records")),
+                "files": [str(f) for f in self.files]}
+
+    def text(self) -> str:
+        import pandas as pd
+
+        if self.kind == "moves":
+            cols = ["agent", "stage", "positions", "winning_move_share", "ci_low", "ci_high",
+                    "positions_with_a_losing_move", "share_there", "mean_simulations",
+                    "mean_seconds"]
+        else:
+            cols = ["size", "agent", "row", "col", "exact_winner", "games", "placer_win_rate",
+                    "ci_low", "ci_high", "agrees"]
+        with pd.option_context("display.width", 220):
+            body = self.table[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}")
+        return body + f"\n{self.seconds:.1f} s. Wrote " + ", ".join(str(f) for f in self.files)
+
+
+def _agents(texts: list[str]) -> list[str]:
+    from trilab.solver import mcts
+
+    if not texts:
+        raise StudyError("give at least one agent", "--agents")
+    for t in texts:
+        try:
+            mcts.parse_agent(t)
+        except ValueError as e:
+            raise StudyError(str(e), "--agents") from None
+    return texts
+
+
+def strength_trike(sizes: list[int], agents: list[str], seed: int = 0, positions: int = 1000,
+                   openings: bool = False, games: int = 10, jobs: int = 1,
+                   dask: str | None = None, out_dir: str | Path | None = None,
+                   tt_mb: float = 256, progress: Callable | None = None,
+                   command: str | None = None) -> StrengthOutcome:
+    """The agents against the exact solver (see :mod:`trilab.analysis.agent_strength`).
+
+    Without ``openings``: share of won positions of each size where each agent
+    picks a winning move (files ``trike-N-moves.*``).  With ``openings``: per
+    opening class of each size, games of the agent against itself and whether
+    their majority agrees with the exact winner (``trike-openings-AGENT.*``).
+    Both resume from their ``*.rows.csv`` (and the positions' labels) when run
+    again with the same arguments.
+    """
+    from trilab.solver import trike
+
+    agents = _agents(agents)
+    folder = Path(out_dir) if out_dir else RESULTS / "agents"
+    for size in sizes:
+        if not trike.MIN_SIZE <= size <= trike.MAX_SIZE:
+            raise StudyError(f"size {size} is not in {trike.MIN_SIZE}..{trike.MAX_SIZE} "
+                             "(the exact solver is the reference)", "--sizes")
+    if positions < 1:
+        raise StudyError("positions must be at least 1", "--positions")
+    if games < 1:
+        raise StudyError("games must be at least 1", "--games")
+    exact_tables = {}
+    if openings:
+        import pandas as pd
+
+        if len(agents) != 1:
+            raise StudyError("--openings plays one agent against itself: give one agent",
+                             "--agents")
+        for size in sizes:
+            path = RESULTS / "trike" / f"size-{size}.csv"
+            table = pd.read_csv(path) if path.exists() else None
+            if table is None or table.winner.isna().any() or len(table) != trike.n_points(size):
+                raise StudyError(f"size {size} has no complete exact table at {path}; "
+                                 f"run `trilab solve trike --size {size}` first", "--sizes")
+            exact_tables[size] = table
+    elif len(sizes) != 1:
+        raise StudyError("the winning-move study takes one size at a time", "--sizes")
+    from trilab.analysis import agent_strength, artifacts, executors
+
+    try:
+        executor = executors.make_executor(jobs, dask)
+    except executors.ExecutorError as e:
+        raise StudyError(str(e), "--dask" if dask else "--jobs") from None
+    command = command or artifacts.command_line()
+    t0 = time.perf_counter()
+    if openings:
+        import pandas as pd
+
+        agent = agents[0]
+        base = folder / f"trike-openings-{agent.replace(':', '-')}"
+        rows_path = base.with_suffix(".rows.csv")
+        _check_resume(rows_path.with_suffix(".json"), {"seed": seed, "games": games})
+        total = sum(len(trike.opening_classes(s)) for s in sizes)
+        done = [0]
+
+        def class_done(k: int) -> None:
+            done[0] += k
+            if progress is not None:
+                progress(f"opening classes: {done[0]} new of {total}")
+
+        rows = agent_strength.opening_rows(sizes, agent, seed, games, executor, rows_path,
+                                           progress=class_done)
+        tables = [agent_strength.opening_table(s, agent, rows, exact_tables[s]) for s in sizes]
+        table = pd.concat(tables, ignore_index=True)
+        fig = agent_strength.plot_openings(tables)
+        summary = {str(s): {"classes": len(t), "agree": int(t.agrees.sum())}
+                   for s, t in zip(sizes, tables, strict=True)}
+        extra = {"study": "openings", "agent": agent, "games_per_class": games,
+                 "sizes": sizes, "agreement": summary}
+    else:
+        size = sizes[0]
+        base = folder / f"trike-{size}-moves"
+        labels = folder / f"trike-{size}-positions.json"
+        def labelled_one(k: int) -> None:
+            if progress is not None and (k % 50 == 0 or k == positions):
+                progress(f"positions solved: {k}/{positions}")
+
+        try:
+            labelled = agent_strength.label_positions(size, positions, seed, labels, tt_mb,
+                                                      progress=labelled_one)
+        except ValueError as e:
+            raise StudyError(str(e), "--seed") from None
+        rows_path = base.with_suffix(".rows.csv")
+        _check_resume(rows_path.with_suffix(".json"), {"seed": seed})
+        total = positions * len(agents)
+        rows = agent_strength.move_rows(
+            labelled, agents, seed, rows_path, executor,
+            progress=None if progress is None else lambda k: progress(f"answers: {k}/{total}"))
+        table = agent_strength.summarise_moves(labelled, rows, agents)
+        fig = agent_strength.plot_moves(table, size)
+        extra = {"study": "winning moves", "size": size, "positions": positions,
+                 "agents": agents, "stages": [list(s) for s in agent_strength.STAGES],
+                 "labels": str(labels)}
+    seconds = time.perf_counter() - t0
+    csv = base.with_suffix(".csv")
+    meta = artifacts.base_metadata(command=command, regenerate=command, seed=seed,
+                                   seconds_this_run=round(seconds, 3),
+                                   executor=executor.describe(), rows=str(rows_path), **extra)
+    artifacts.write_csv(csv, table)
+    artifacts.save_figure(csv.with_suffix(".png"), fig)
+    artifacts.write_json(csv.with_suffix(".meta.json"), meta)
+    files = [csv, csv.with_suffix(".png"), csv.with_suffix(".meta.json"), rows_path]
+    return StrengthOutcome("openings" if openings else "moves", table, files, seconds)
+
+
+def _check_resume(path: Path, params: dict) -> None:
+    """Rows of an earlier run may only be resumed with the same parameters."""
+    from trilab.analysis import artifacts
+
+    if path.exists():
+        old = json.loads(path.read_text())
+        if old != params:
+            raise StudyError(f"{path.with_suffix('.csv')} was made with {old}; "
+                             f"delete it or use another --out-dir", "--seed")
+    else:
+        artifacts.write_json(path, params)
