@@ -32,6 +32,7 @@ bench: install
 	$(PY) benchmarks/bench_cli.py --cli 2 6 --tt 5 6 7
 	$(PY) benchmarks/bench_trike.py --sizes 5 6 --scaling 7
 	$(PY) benchmarks/bench_montecarlo.py
+	$(PY) benchmarks/bench_agents.py --note "$(BENCH_NOTE)"
 
 results: install results-mc
 	for n in 2 3 4 5 6; do $(VENV)/bin/trilab solve trike --size $$n || exit 1; done
