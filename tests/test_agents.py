@@ -11,7 +11,7 @@ from numba import types
 from trilab.solver import mcts, trike, trike_arrays
 from trilab.solver import trike_reference as ref
 from trilab.solver.alphabeta import AlphaBetaSolver
-from trilab.solver.rng import game_stream
+from trilab.solver.rng import PyRng, game_stream
 
 SIZES = range(trike_arrays.MIN_SIZE, trike_arrays.MAX_SIZE + 1)
 
@@ -89,6 +89,31 @@ def test_playout_ends_a_legal_game_with_the_reference_winner(size):
         again = trike_arrays.new_state(size, pie=g % 2 == 0)
         assert game.playout(again, _stream(7, g)) == (plies, rewards)
         assert np.array_equal(again, state)
+
+
+@pytest.mark.parametrize("size", [2, 4, 7, 10, 13, 19])
+def test_bit_scan_playout_equals_walking_the_rays(size):
+    """The playout reads reaches from the line words; replaying its random draws
+    (same stream, in pure Python) over the mailbox's ray walk (``legal``, the
+    pie swap last) gives the same game: same final state, line words included."""
+    game = trike_arrays.agent_game(size)
+    for g in range(10):
+        pie = g % 3 == 0
+        fast = trike_arrays.new_state(size, pie=pie)
+        plies, _ = game.playout(fast, _stream(21, g))
+        stream = PyRng(21, g)
+        slow = trike_arrays.new_state(size, pie=pie)
+        game.apply(slow, stream.below(trike.n_points(size)))
+        count = 1
+        while actions := game.legal(slow):
+            game.apply(slow, actions[stream.below(len(actions))])
+            count += 1
+        assert count == plies
+        assert np.array_equal(fast, slow)
+        pos = trike.TrikePosition(size, *trike_arrays.black_points(slow),
+                                  trike_arrays.pawn_point(slow))
+        assert np.array_equal(trike_arrays.from_position(pos, pie=pie)[:len(slow)][
+            trike_arrays.S_CELLS:], slow[trike_arrays.S_CELLS:])
 
 
 def test_playouts_kernel_agrees_with_single_playouts():
