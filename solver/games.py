@@ -67,8 +67,14 @@ class GameInfo:
     bad_options: tuple[tuple[dict, str], ...] = ()
     """Invalid option sets and a fragment of the one-line error each must give."""
     agents: str | None = None
-    """The module of the game's agent kernels (``agent_game(...)`` returns a
-    :class:`trilab.solver.mcts.AgentGame`), for perfect-information games."""
+    """The module of the game's agent kernels (``agent_game(**options)`` returns
+    a :class:`trilab.solver.mcts.AgentGame`), for perfect-information games."""
+    agent_examples: tuple[dict, ...] = ()
+    """Options of ``agent_game`` that the contract test plays."""
+
+    def load_agents(self, **options):
+        """The :class:`trilab.solver.mcts.AgentGame` of these options."""
+        return importlib.import_module(self.agents).agent_game(**options)
 
     def load(self) -> ModuleType:
         """The engine module (imports Numba and compiles or loads kernels)."""
@@ -101,6 +107,7 @@ GAMES: dict[str, GameInfo] = {
             players=(2,),
             solvable=True,
             agents="trilab.solver.trike_arrays",
+            agent_examples=({"size": 2}, {"size": 5}, {"size": 13}, {"size": 19}),
             options={"size": "board side, 2..10 for the exact solvers, 2..19 for the agents"},
             end_reasons=("pawn trapped",),
             examples=({"size": 2}, {"size": 3}, {"size": 5}, {"size": 7}, {"size": 10}),

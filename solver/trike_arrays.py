@@ -349,6 +349,11 @@ def new_state(size: int, pie: bool = True) -> np.ndarray:
     return state
 
 
+def initial_state(size: int, pie: bool = True) -> np.ndarray:
+    """The game's first state for the agent contract (:func:`new_state`)."""
+    return new_state(size, pie)
+
+
 def from_position(pos: TrikePosition, pie: bool = True) -> np.ndarray:
     """The state of a position in :mod:`trilab.solver.trike` notation.
 

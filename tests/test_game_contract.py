@@ -12,7 +12,11 @@ own for these properties:
 * winners, lengths and end reasons are valid;
 * the game's golden file (``tests/golden/``) matches: the first games of a
   fixed seed for every example configuration.  ``make golden`` rewrites the
-  golden files after a deliberate change, which then shows up as a diff.
+  golden files after a deliberate change, which then shows up as a diff;
+* games with agents: their kernels play whole games through the agent API
+  (every action legal, a finished game has no actions and valid rewards), a
+  playout ends a game, and the MCTS agent picks a legal action, the same one
+  for the same stream.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ ROOT = Path(__file__).resolve().parent.parent
 ALL = list(games.GAMES)
 SIMULATED = games.simulated()
 SOLVABLE = games.solvable()
+AGENT_CASES = [(name, options) for name in games.with_agents()
+               for options in games.get(name).agent_examples]
 
 
 def _spec(name: str):
@@ -220,3 +226,46 @@ def test_golden_seeded_games(name, regen_golden):
     # JSON turns the tuples into lists; compare in the same form
     data = json.loads(json.dumps(data))
     _compare_or_write(GOLDEN / f"{name}-games.json", data, regen_golden)
+
+
+@pytest.mark.parametrize("name, options", AGENT_CASES)
+def test_agent_kernels_play_whole_games(name, options):
+    from trilab.solver.rng import game_stream
+
+    game = games.get(name).load_agents(**options)
+    rng = np.random.default_rng(7)
+    for g in range(4):
+        state = _initial_agent_state(name, options)
+        while actions := game.legal(state):
+            assert len(actions) == len(set(actions)) <= game.max_actions
+            assert 0 <= game.seat(state) < game.n_seats
+            game.apply(state, actions[rng.integers(len(actions))])
+        rewards = game.rewards(state)
+        assert len(rewards) == game.n_seats
+        assert all(0.0 <= r <= 1.0 for r in rewards) and sum(rewards) <= 1.0 + 1e-12
+        fresh = _initial_agent_state(name, options)
+        n, playout_rewards = game.playout(fresh, game_stream(np.uint64(3), np.uint64(g)))
+        assert n > 0 and game.legal(fresh) == []
+        assert playout_rewards == game.rewards(fresh)
+
+
+@pytest.mark.parametrize("name, options", AGENT_CASES)
+def test_agent_search_is_legal_and_reproducible(name, options):
+    from trilab.solver import mcts
+    from trilab.solver.rng import game_stream
+
+    game = games.get(name).load_agents(**options)
+    state = _initial_agent_state(name, options)
+    spec = mcts.AgentSpec(simulations=300)
+    a = game.search(state, spec, game_stream(np.uint64(5), np.uint64(0)))
+    b = game.search(state, spec, game_stream(np.uint64(5), np.uint64(0)))
+    assert a.action in game.legal(state)
+    assert (a.action, a.children) == (b.action, b.children)
+    assert np.array_equal(state, _initial_agent_state(name, options))
+
+
+def _initial_agent_state(name: str, options: dict) -> np.ndarray:
+    import importlib
+
+    module = importlib.import_module(games.get(name).agents)
+    return module.initial_state(**options)
