@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint golden bench results results-mc results-8 clean
+.PHONY: install demo test lint golden bench results results-mc results-8 results-agents clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -62,6 +62,14 @@ results-mc: install
 	    --seed 2026 --jobs $(MC_JOBS) || exit 1; done
 	$(VENV)/bin/trilab report trio-cards
 	$(VENV)/bin/trilab report tabula-trivium
+
+# The MCTS agent against the exact solver (about 8 minutes for the first, 10 for
+# the second on 2 cores; mcts:1s is a time budget, so its row varies by machine).
+results-agents: install
+	$(VENV)/bin/trilab strength trike --sizes 7 --positions 1000 \
+	  --agents mcts:1000,mcts:10000,mcts:100000,mcts:1s --seed 2026
+	$(VENV)/bin/trilab strength trike --openings --sizes 6,7,8 --agents mcts:100000 \
+	  --games 10 --seed 2026
 
 # Size 8 takes hours: win/loss only, resumable (run again to continue; a finished
 # run resumes from size-8.replies.json in seconds), then the second proofs.
