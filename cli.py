@@ -9,6 +9,7 @@ writes the result files; games come from :mod:`trilab.solver.games`)::
     trilab simulate GAME --policy P[,P...] --games G --seed S [--jobs J] [--json] ...
     trilab report GAME [--json]
     trilab strength trike [--sizes 7] [--positions K | --openings --games G] --agents A,B ...
+    trilab play trike --size N [--agent mcts:N|perfect] [--as placer|mover] [--seed S]
     trilab move trike [--size N] [--position POS] --agent mcts:N|mcts:Ns [--seed S] [--json]
 
 Bad input is reported as one line on stderr with exit code 2 (click usage
@@ -235,6 +236,28 @@ def move(game: str, size: int | None, position_text: str | None, agent_text: str
     except agents.AgentInputError as e:
         raise _usage_error(e) from None
     click.echo(json.dumps(report.to_json()) if as_json else report.text())
+
+
+@cli.command()
+@click.argument("game", callback=_game("agents"))
+@click.option("--size", type=int, default=5, show_default=True, help="Board side, 2..19.")
+@click.option("--agent", "opponent", default="mcts:1s", show_default=True,
+              metavar="mcts:N|mcts:Ns|perfect",
+              help="The computer: the MCTS agent, or the exact solver (sizes up to 7).")
+@click.option("--as", "as_seat", type=click.Choice(["placer", "mover"]), default="placer",
+              show_default=True, help="Your seat: the first checker, or the reply (and swap).")
+@click.option("--seed", type=int, default=0, show_default=True, help="The computer's seed.")
+@click.option("--no-pie", is_flag=True, help="Play without the pie rule.")
+def play(game: str, size: int, opponent: str, as_seat: str, seed: int, no_pie: bool) -> None:
+    """Play a game in the terminal against an agent or the exact solver."""
+    from trilab.analysis import play as trike_play
+
+    try:
+        match = trike_play.new_match(size, opponent, as_seat, seed, pie=not no_pie)
+    except trike_play.PlayInputError as e:
+        raise _usage_error(e) from None
+    trike_play.play(match, read=lambda prompt: click.prompt(prompt, prompt_suffix="> "),
+                    write=click.echo)
 
 
 def _int_list(ctx, param, value: str) -> list[int]:
