@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-
 from trilab.solver import mcts, trike, trike_arrays
 from trilab.solver.rng import game_stream
 
