@@ -10,6 +10,7 @@ writes the result files; games come from :mod:`trilab.solver.games`)::
     trilab report GAME [--json]
     trilab strength trike [--sizes 7] [--positions K | --openings --games G] --agents A,B ...
     trilab play trike --size N [--agent mcts:N|perfect] [--as placer|mover] [--seed S]
+    trilab balance trike --sizes 2-8 --exact | --sizes 7,9,13 --agent mcts:N --games G --seed S
     trilab move trike [--size N] [--position POS] --agent mcts:N|mcts:Ns [--seed S] [--json]
 
 Bad input is reported as one line on stderr with exit code 2 (click usage
@@ -261,10 +262,54 @@ def play(game: str, size: int, opponent: str, as_seat: str, seed: int, no_pie: b
 
 
 def _int_list(ctx, param, value: str) -> list[int]:
+    """``7,9,11`` or ranges ``2-8`` (and mixtures) as a list of integers."""
+    out: list[int] = []
     try:
-        return [int(x) for x in value.split(",") if x.strip()]
+        for part in value.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            lo, sep, hi = part.partition("-")
+            out += list(range(int(lo), int(hi) + 1)) if sep else [int(part)]
     except ValueError:
-        raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
+        raise click.BadParameter(f"{value!r} is not a list of integers like 7,9 or 2-8") from None
+    return out
+
+
+@cli.command()
+@click.argument("game", callback=_game("agents"))
+@click.option("--sizes", required=True, callback=_int_list,
+              help="Board sides: 2-8, 7,9,13 or a mixture.")
+@click.option("--exact", is_flag=True, help="From the exact opening tables (results/trike).")
+@click.option("--agent", "agent_text", default=None, metavar="mcts:N",
+              help="From games of this agent against itself, per opening class.")
+@click.option("--games", type=int, default=20, show_default=True,
+              help="--agent: games per opening class.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Study seed.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Local worker processes (one opening class each at a time).")
+@click.option("--dask", "dask_address", default=None, metavar="ADDRESS|local[:WORKERS]",
+              help="Run the opening classes on a Dask scheduler, or on a LocalCluster.")
+@click.option("--out-dir", type=click.Path(file_okay=False), default=None,
+              help="Folder of the tables [default: results/balance].")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout.")
+def balance(game: str, sizes: list[int], exact: bool, agent_text: str | None, games: int,
+            seed: int, jobs: int, dask_address: str | None, out_dir: str | None,
+            as_json: bool) -> None:
+    """Pie-rule balance by board size: swap maps, pie value, first-player advantage.
+
+    Resumable with --agent: run the same command again after an interruption.
+    """
+    from trilab.analysis import studies
+
+    try:
+        outcome = studies.balance_trike(sizes, exact, agent_text, games, seed, jobs,
+                                        dask_address, out_dir,
+                                        progress=lambda m: click.echo(m, err=True),
+                                        command=_invocation())
+    except studies.StudyError as e:
+        raise _usage_error(e) from None
+    click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
 
 
 @cli.command()

@@ -81,7 +81,9 @@ class TrikeTables(NamedTuple):
     symmetry_bytes: np.ndarray  # uint64[6, 8, 256]: image of byte k of a bitboard
 
 
-def _symmetry_permutations(size: int) -> np.ndarray:
+def symmetry_permutations(size: int) -> np.ndarray:
+    """The six symmetries as point permutations (any board side): row ``s`` maps
+    each point to its image under symmetry ``s``."""
     coords = point_coords(size)
     perms = []
     for perm in itertools.permutations(range(3)):
@@ -91,7 +93,7 @@ def _symmetry_permutations(size: int) -> np.ndarray:
             a2, _b2, e2 = (bary[perm[0]], bary[perm[1]], bary[perm[2]])
             image.append(point_index(size - 1 - e2, a2))
         perms.append(image)
-    return np.array(perms, dtype=np.int8)
+    return np.array(perms, dtype=np.int16)
 
 
 @functools.cache
@@ -120,7 +122,7 @@ def tables(size: int) -> TrikeTables:
         score_mask[p] |= np.uint64(1) << np.uint64(p)
     for arr in (rays, ray_masks, neighbours, score_mask):
         arr.setflags(write=False)
-    sym = _symmetry_permutations(size)
+    sym = symmetry_permutations(size).astype(np.int8)  # sizes <= 10: at most 55 points
     sym.setflags(write=False)
     crd = np.array(coords, dtype=np.int8).reshape(npts, 2)
     crd.setflags(write=False)
