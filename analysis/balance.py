@@ -35,7 +35,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 from trilab.analysis import artifacts
 from trilab.analysis.agent_strength import wilson
 from trilab.solver import mcts, trike, trike_arrays
@@ -211,7 +210,6 @@ def plot_maps(rows: pd.DataFrame, summaries: list[dict], title: str):
     (exact: red placer wins, blue mover wins); a gold ring on the best pie openings."""
     from matplotlib import colormaps
     from matplotlib.patches import Circle
-
     from trilab.analysis.plots import plt
 
     sizes = [s["size"] for s in summaries]
@@ -233,7 +231,8 @@ def plot_maps(rows: pd.DataFrame, summaries: list[dict], title: str):
                 ax.add_patch(Circle((x, y), 0.42, facecolor="#cccccc" if v is None else cmap(v),
                                     edgecolor="gold" if gold else "black",
                                     linewidth=2.2 if gold else 0.4, zorder=3 if gold else 2))
-        label = "exact" if summ["method"] == "exact" else f"agent, pie value {summ['pie_value']:.2f}"
+        label = ("exact" if summ["method"] == "exact"
+                 else f"agent, pie value {summ['pie_value']:.2f}")
         ax.set_title(f"size {size}: placer wins {summ['placer_wins']}/{summ['openings_total']}"
                      f"\n({label})", fontsize=9)
         ax.set_xlim(-(size - 1) / 2 - 0.8, (size - 1) / 2 + 0.8)

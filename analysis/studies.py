@@ -660,7 +660,6 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
     """Pie-rule balance by board size (see :mod:`trilab.analysis.balance`):
     from the exact opening tables (``exact``) or from agent games."""
     import pandas as pd
-
     from trilab.solver import trike, trike_arrays
 
     if exact == (agent is not None):
