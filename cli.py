@@ -7,7 +7,7 @@ writes the result files; games come from :mod:`trilab.solver.games`)::
     trilab analyze trike --size N --position POS [--json]
     trilab confirm trike --size N [--sample K] [--time-limit S] [--json]
     trilab simulate GAME --policy P[,P...] --games G --seed S [--jobs J] [--json] ...
-    trilab report GAME [--json]
+    trilab report [GAME] [--json]
     trilab strength trike [--sizes 7] [--positions K | --openings --games G] --agents A,B ...
     trilab play trike --size N [--agent mcts:N|perfect] [--as placer|mover] [--seed S]
     trilab balance trike --sizes 2-8 --exact | --sizes 7,9,13 --agent mcts:N --games G --seed S
@@ -433,17 +433,28 @@ def simulate(game: str, players: int | None, mode: str | None, teams: bool, poli
     click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
 
 
+def _optional_simulated(ctx, param, value: str | None) -> str | None:
+    return None if value is None else _game("simulated")(ctx, param, value)
+
+
 @cli.command()
-@click.argument("game", callback=_game("simulated"))
+@click.argument("game", required=False, callback=_optional_simulated)
 @click.option("--results-dir", type=click.Path(file_okay=False), default="results",
-              show_default=True, help="Where the studies of `trilab simulate` are.")
+              show_default=True, help="Where the studies are.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Without GAME: the page's path [default: RESULTS_DIR/report.html].")
 @click.option("--json", "as_json", is_flag=True, help="Print the overview as JSON records.")
-def report(game: str, results_dir: str, as_json: bool) -> None:
-    """Overview of every simulated study of GAME: results/GAME/summary.csv and .png."""
+def report(game: str | None, results_dir: str, out: str | None, as_json: bool) -> None:
+    """Without GAME: results/report.html, one self-contained page of every game's
+    results, and the all-games first-seat-advantage figure.  With GAME: the
+    overview of its simulated studies (results/GAME/summary.csv and .png)."""
     from trilab.analysis import studies
 
     try:
-        outcome = studies.report(game, results_dir, command=_invocation())
+        if game is None:
+            outcome = studies.report_all(results_dir, out, command=_invocation())
+        else:
+            outcome = studies.report(game, results_dir, command=_invocation())
     except studies.StudyError as e:
         raise _usage_error(e) from None
     click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())

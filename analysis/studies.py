@@ -742,3 +742,43 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
     files = [csv, folder / f"{name}.summary.json", folder / f"{name}.png",
              folder / f"{name}.meta.json", by_size]
     return BalanceOutcome(summaries, rows, files, seconds)
+
+
+@dataclass
+class PageOutcome:
+    """What ``trilab report`` (no game) wrote."""
+
+    points: object  # pandas DataFrame of the all-games figure
+    files: list[Path]
+
+    def to_json(self) -> list[dict]:
+        return json.loads(self.points.to_json(orient="records"))
+
+    def text(self) -> str:
+        games = ", ".join(dict.fromkeys(self.points.game)) or "no studies"
+        return f"Report of {games}. Wrote " + ", ".join(str(f) for f in self.files)
+
+
+def report_all(results_dir: str | Path = RESULTS, out: str | Path | None = None,
+               command: str | None = None) -> PageOutcome:
+    """``results/report.html`` and the all-games first-seat-advantage figure
+    (``first-seat-advantage.png``/``.csv``/``.meta.json`` beside the page)."""
+    from trilab.analysis import artifacts, overview, report_html
+
+    results = Path(results_dir)
+    if not results.is_dir():
+        raise StudyError(f"no results folder {results}", "--results-dir")
+    page = Path(out) if out else results / "report.html"
+    points = overview.all_points(results)
+    files = []
+    fig_path = None
+    if not points.empty:
+        fig_path = page.parent / "first-seat-advantage.png"
+        artifacts.save_figure(fig_path, overview.plot_all_games(points))
+        artifacts.write_csv(fig_path.with_suffix(".csv"), points)
+        artifacts.write_json(fig_path.with_suffix(".meta.json"), artifacts.base_metadata(
+            command=command or artifacts.command_line(), games=sorted(set(points.game))))
+        files += [fig_path, fig_path.with_suffix(".csv"), fig_path.with_suffix(".meta.json")]
+    artifacts.write_text(page, report_html.build(results, fig_path))
+    files.append(page)
+    return PageOutcome(points, files)

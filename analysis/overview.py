@@ -1,0 +1,103 @@
+"""First-seat advantage of every game in one figure (a panel per game).
+
+Each point is the first seat's win rate minus its fair share, in percentage
+points, with its 95% interval, read from what the studies wrote:
+
+* Trike, by board size: exact points from ``results/balance/trike-exact.summary.json``
+  (+50 pp: the first player wins under perfect play without the pie rule),
+  agent points from ``results/balance/trike-*.summary.json`` (the best
+  opening's placer win rate minus 50%);
+* Tabula Trivium, by policy pair, and the Trio card game, by configuration:
+  ``results/<game>/*.meta.json`` of ``trilab simulate`` (via
+  :func:`trilab.analysis.mc_study.collect`);
+* Trio, the board game, by Fortress option, when ``results/trio-board/`` has
+  studies.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+PANELS = ("trike", "tabula-trivium", "trio-cards", "trio-board")
+TITLES = {"trike": "Trike (no pie rule), by board side",
+          "tabula-trivium": "Tabula Trivium, by policies (seat 0 vs seat 1)",
+          "trio-cards": "Trio card game, by configuration",
+          "trio-board": "Trio board game, by Fortress option"}
+
+
+def trike_points(results: Path) -> pd.DataFrame:
+    rows = []
+    for path in sorted((results / "balance").glob("trike-*.summary.json")):
+        for s in json.loads(path.read_text())["sizes"]:
+            lo, hi = s["first_player_advantage_ci"]
+            label = f"{s['size']} ({s['method']}" + \
+                ("" if s["method"] == "exact" else f", {path.stem.split('.')[0][6:]}") + ")"
+            rows.append({"game": "trike", "label": label, "order": s["size"],
+                         "advantage": s["first_player_advantage"], "ci_low": lo, "ci_high": hi,
+                         "method": s["method"]})
+    return pd.DataFrame(rows)
+
+
+def simulated_points(results: Path, game: str) -> pd.DataFrame:
+    from trilab.analysis.mc_study import collect
+
+    folder = results / game
+    if not folder.exists():
+        return pd.DataFrame()
+    t = collect(folder)
+    if t.empty:
+        return t
+    rows = []
+    for r in t.itertuples():
+        if game == "trio-board":
+            fortress = getattr(r, "fortress", "") or ""
+            label = f"{fortress} {r.policies}".strip()
+        else:
+            label = r.study
+        rows.append({"game": game, "label": label, "order": 0,
+                     "advantage": r.first_seat_advantage, "ci_low": r.ci_low,
+                     "ci_high": r.ci_high, "method": "simulation"})
+    return pd.DataFrame(rows)
+
+
+def all_points(results: str | Path) -> pd.DataFrame:
+    """Every game's points (columns game, label, advantage, ci_low, ci_high)."""
+    results = Path(results)
+    parts = [trike_points(results)] + [simulated_points(results, g) for g in PANELS[1:]]
+    parts = [p for p in parts if not p.empty]
+    if not parts:
+        return pd.DataFrame(columns=["game", "label", "order", "advantage", "ci_low",
+                                     "ci_high", "method"])
+    return pd.concat(parts, ignore_index=True)
+
+
+def plot_all_games(points: pd.DataFrame):
+    """One panel per game with data, points and 95% intervals in pp."""
+    from trilab.analysis.plots import MOVER_COLOUR, PLACER_COLOUR, plt
+
+    games = [g for g in PANELS if (points.game == g).any()]
+    heights = [max(2.0, 0.28 * int((points.game == g).sum()) + 1.0) for g in games]
+    fig, axes = plt.subplots(len(games), 1, figsize=(8.5, sum(heights)),
+                             gridspec_kw={"height_ratios": heights}, squeeze=False)
+    for ax, game in zip(axes[:, 0], games, strict=True):
+        part = points[points.game == game].sort_values(["order", "label"]).reset_index(drop=True)
+        y = np.arange(len(part))
+        x = 100 * part.advantage.to_numpy()
+        err = np.vstack([x - 100 * part.ci_low.to_numpy(), 100 * part.ci_high.to_numpy() - x])
+        colours = [PLACER_COLOUR if v > 0 else MOVER_COLOUR for v in x]
+        ax.errorbar(x, y, xerr=err, fmt="none", ecolor="black", capsize=3, zorder=2)
+        ax.scatter(x, y, color=colours, zorder=3,
+                   marker="s" if game == "trike" else "o")
+        ax.axvline(0, color="grey", lw=1)
+        ax.set_yticks(y, part.label, fontsize=8)
+        ax.invert_yaxis()
+        ax.set_title(TITLES[game], fontsize=10, loc="left")
+    axes[-1, 0].set_xlabel("first-seat advantage: seat 0's win rate minus its fair share "
+                           "(percentage points, 95% CI)")
+    fig.suptitle("First-seat advantage in every game", fontsize=11)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,228 @@
+"""``results/report.html``: one self-contained page of everything trilab computed.
+
+A section per game: what was computed and how (command, games, seed and time
+from each table's ``.meta.json``), the key tables (pandas), the plots
+(embedded as base64 PNG, so the page needs no network and no other file) and
+the findings in words, written from the numbers in the tables (nothing in the
+text is typed by hand, so it cannot go stale).  The page opens with the
+first-seat advantage of all games in one figure (:mod:`trilab.analysis.overview`).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import html
+import json
+from pathlib import Path
+
+import pandas as pd
+from trilab.analysis import artifacts, mc_study
+
+CSS = """
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em;
+       color: #222; line-height: 1.45; }
+h1 { font-size: 1.7em; }
+h2 { border-bottom: 2px solid #ddd; padding-bottom: .2em; margin-top: 2em; }
+table { border-collapse: collapse; font-size: .85em; margin: .8em 0; }
+th, td { border: 1px solid #ccc; padding: .25em .5em; text-align: right; }
+th { background: #f2f2f2; } td:first-child, th:first-child { text-align: left; }
+img { max-width: 100%; height: auto; display: block; margin: 1em 0; }
+.how { color: #555; font-size: .85em; } code { background: #f4f4f4; padding: 0 .25em; }
+nav a { margin-right: 1em; }
+"""
+
+
+def _img(path: Path, alt: str, width: int | None = None) -> str:
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    style = f' style="max-width: min(100%, {width}px)"' if width else ""
+    return f'<img alt="{html.escape(alt)}"{style} src="data:image/png;base64,{data}">'
+
+
+def _table(df: pd.DataFrame, floats: str = "{:.4f}") -> str:
+    return df.to_html(index=False, border=0, na_rep="",
+                      float_format=lambda v: floats.format(v), escape=True)
+
+
+def _how(meta_paths: list[Path]) -> str:
+    """One line per table: command, seed, games and time from its metadata."""
+    items = []
+    for p in meta_paths:
+        m = json.loads(p.read_text())
+        bits = [f"<code>{html.escape(str(m.get('command', '?')))}</code>"]
+        for key, label in (("games", "games"), ("seed", "seed"), ("seconds", "s"),
+                           ("seconds_this_run", "s this run")):
+            if m.get(key) is not None:
+                value = m[key]
+                text = f"{value:,.1f}" if isinstance(value, float) else f"{value:,}"
+                bits.append(f"{label} {text}" if label in ("games", "seed") else f"{text} {label}")
+        bits.append(f"commit {m.get('commit') or '?'}, {m.get('created', '')}")
+        items.append(f"<li>{p.name}: " + "; ".join(bits) + "</li>")
+    return '<ul class="how">' + "".join(items) + "</ul>" if items else ""
+
+
+# ---------------------------------------------------------------- Trike
+
+
+def _trike_section(results: Path) -> str:
+    parts = ['<h2 id="trike">Trike</h2>']
+    rows, metas = [], []
+    for size in range(2, 11):
+        csv = results / "trike" / f"size-{size}.csv"
+        meta = csv.with_suffix(".meta.json")
+        if not csv.exists() or not meta.exists():
+            continue
+        t = pd.read_csv(csv)
+        metas.append(meta)
+        margins = sorted({int(x) for x in t.margin.dropna()}) if "margin" in t else []
+        per_class = t.dropna(subset=["winner"]).drop_duplicates("symmetry_class")
+        rows.append({"size": size, "openings": size * (size + 1) // 2,
+                     "solved": int(t.winner.notna().sum()),
+                     "placer wins": int((t.winner == "placer").sum()),
+                     "mover wins": int((t.winner == "mover").sum()),
+                     "margins": ", ".join(f"{x:+d}" for x in margins) or "(win/loss only)",
+                     "nodes (all classes)": f"{int(per_class.nodes.sum()):,}",
+                     "CPU seconds (all classes)": float(per_class.seconds.sum())})
+    if rows:
+        table = pd.DataFrame(rows)
+        complete = table[table.solved == table.openings]
+        first_wins = complete[complete["placer wins"] > 0]["size"].tolist()
+        all_placer = complete[complete["placer wins"] == complete.openings]["size"].tolist()
+        sizes = f"{complete['size'].min()}-{complete['size'].max()}"
+        text = [f"Solved exactly: every opening of sizes {sizes} "
+                f"({int(complete.openings.sum())} openings)."]
+        if len(first_wins) == len(complete):
+            text.append("At every one of these sizes some opening wins for the first player, "
+                        "so without the pie rule the first player wins; with it the second "
+                        "player swaps exactly those openings and wins every game under perfect "
+                        "play (the pie rule makes Trike a second-player win: its value is 0 "
+                        "for the first player).")
+        if all_placer:
+            names = " and ".join(map(str, all_placer))
+            text.append(f"At size{'s' if len(all_placer) > 1 else ''} {names} the placer wins "
+                        "every opening: the second player must always swap.")
+        margins = {m for r in rows for m in r["margins"].split(", ") if m.startswith(("+", "-"))}
+        if margins:
+            text.append(f"Margins under perfect play take only the values "
+                        f"{', '.join(sorted(margins))}: every game is won by one point.")
+        parts.append("<p>" + " ".join(text) + "</p>")
+        parts.append(_table(table, "{:,.1f}"))
+        parts.append(_how(metas))
+    for path, alt, width in (
+            (results / "balance" / "trike-exact.png", "Trike openings by size", None),
+            (results / "trike" / "size-8.png", "Trike size 8 opening map", 520),
+            (results / "balance" / "trike-by-size.png", "Balance by board size", 760)):
+        if path.exists():
+            parts.append(_img(path, alt, width))
+    agent_summaries = sorted((results / "balance").glob("trike-mcts-*.summary.json"))
+    for path in agent_summaries:
+        summ = json.loads(path.read_text())["sizes"]
+        t = pd.DataFrame([{
+            "size": s["size"], "placer wins (agent majority)": s["placer_wins"],
+            "openings": s["openings_total"], "games per class": s.get("games_per_class"),
+            "pie value %": 100 * s["pie_value"],
+            "pie value CI": f"[{100 * s['pie_value_ci'][0]:.1f}, {100 * s['pie_value_ci'][1]:.1f}]",
+            "first-player advantage pp": 100 * s["first_player_advantage"],
+            "agrees with exact %": (None if s.get("agreement_with_exact") is None
+                                    else 100 * s["agreement_with_exact"])} for s in summ])
+        agent = path.name.removeprefix("trike-").removesuffix(".summary.json").replace("-", ":", 1)
+        best = max(summ, key=lambda s: s["pie_value"])
+        parts.append(f"<h3>Balance between agents ({html.escape(agent)} against itself)</h3>")
+        parts.append(f"<p>The closest to an even game the first player reaches under the pie "
+                     f"rule is a pie value of {100 * best['pie_value']:.1f}% (size "
+                     f"{best['size']}). Agent games are not perfect play: where both exist, the "
+                     f"agents' majority winner is compared with the exact one.</p>")
+        parts.append(_table(t, "{:.1f}"))
+        parts.append(_how([path.with_suffix("").with_suffix(".meta.json")]))
+        png = path.with_name(path.name.replace(".summary.json", ".png"))
+        if png.exists():
+            parts.append(_img(png, f"Balance by {agent}"))
+    strength = results / "agents" / "trike-7-moves.csv"
+    if strength.exists():
+        s = pd.read_csv(strength)
+        overall = s[s.stage == "all"]
+        best = overall.loc[overall.winning_move_share.idxmax()]
+        parts.append("<h3>The agent against the exact solver</h3>")
+        parts.append(f"<p>On {int(best.positions)} random won size-7 positions the MCTS agent "
+                     f"picks a winning move in {100 * best.winning_move_share:.1f}% of them "
+                     f"with {html.escape(best.agent)} (95% CI "
+                     f"{100 * best.ci_low:.1f}-{100 * best.ci_high:.1f}); the early game "
+                     f"(2-4 checkers) is the hardest.</p>")
+        cols = ["agent", "stage", "positions", "winning_move_share", "ci_low", "ci_high",
+                "mean_simulations", "mean_seconds"]
+        parts.append(_table(s[cols]))
+        parts.append(_how([strength.with_suffix(".meta.json")]))
+        for png in sorted((results / "agents").glob("*.png")):
+            parts.append(_img(png, png.stem))
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------- simulated games
+
+
+def _simulated_section(results: Path, game: str, title: str) -> str:
+    folder = results / game
+    table = mc_study.collect(folder) if folder.exists() else pd.DataFrame()
+    if table.empty:
+        return ""
+    parts = [f'<h2 id="{game}">{html.escape(title)}</h2>']
+    table = table.assign(unfinished_share=table.unfinished / table.games)
+    worst = table.loc[table.first_seat_advantage.abs().idxmax()]
+    decided = table[table.unfinished_share < 0.5]
+    text = [f"{len(table)} studies, {int(table.games.sum()):,} games in all. The largest "
+            f"first-seat effect is {100 * worst.first_seat_advantage:+.2f} pp "
+            f"(95% CI {100 * worst.ci_low:+.2f} to {100 * worst.ci_high:+.2f}) in "
+            f"{html.escape(worst.study)} (seat win rates {worst.seat_win_rates})."]
+    capped = table[table.unfinished_share >= 0.5]
+    if len(capped):
+        text.append(f"In {len(capped)} studies at least half the games hit the cap "
+                    f"({', '.join(html.escape(s) for s in capped.study)}): their seat "
+                    "statistics describe the policies more than the game.")
+    if len(decided):
+        sig = decided[(decided.ci_low > 0) | (decided.ci_high < 0)]
+        text.append(f"Of the {len(decided)} studies where most games finish, "
+                    f"{len(sig)} show a first-seat effect whose interval excludes 0.")
+    parts.append("<p>" + " ".join(text) + "</p>")
+    cols = ["study", "policies", "games", "seat_win_rates", "first_seat_advantage", "ci_low",
+            "ci_high", "unfinished_share", "mean_length"]
+    parts.append(_table(table[cols]))
+    parts.append(_how(sorted(p for p in folder.glob("*.meta.json")
+                             if not p.name.startswith("summary"))))
+    for png in (folder / "summary.png",):
+        if png.exists():
+            parts.append(_img(png, f"{title}: first-seat advantage"))
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------- page
+
+
+def build(results: str | Path, overview_png: Path | None) -> str:
+    """The page as one string."""
+    results = Path(results)
+    sections = [
+        ("trike", _trike_section(results)),
+        ("tabula-trivium", _simulated_section(results, "tabula-trivium", "Tabula Trivium")),
+        ("trio-cards", _simulated_section(results, "trio-cards", "Trio, the card game")),
+        ("trio-board", _simulated_section(results, "trio-board", "Trio, the board game (1917)")),
+    ]
+    sections = [(k, s) for k, s in sections if s]
+    nav = " ".join(f'<a href="#{k}">{k}</a>' for k, _ in sections)
+    created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    head = (f"<h1>trilab report</h1><p class=\"how\">Generated {created} from "
+            f"<code>{html.escape(str(results))}</code> at commit "
+            f"{artifacts.git_commit() or '?'} by <code>trilab report</code>; every table below "
+            "was written by the command shown under it (<code>make results</code> reruns "
+            "them).</p><nav>" + nav + "</nav>")
+    overview = ""
+    if overview_png is not None and overview_png.exists():
+        overview = ('<h2 id="overview">First-seat advantage in every game</h2>'
+                    "<p>Each point is the first seat's win rate minus its fair share "
+                    "(percentage points) with its 95% interval. Trike points marked exact are "
+                    "perfect play without the pie rule (the first player wins: +50 pp).</p>"
+                    + _img(overview_png, "First-seat advantage in every game"))
+    body = "\n".join([head, overview] + [s for _, s in sections])
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>trilab report</title><style>{CSS}</style></head><body>\n{body}\n"
+            "</body></html>\n")

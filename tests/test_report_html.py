@@ -1,0 +1,68 @@
+"""`trilab report`: the self-contained HTML page, opened in headless Chromium.
+
+The browser is Debian's `chromium` (`.ci/run` installs it when missing and
+sets TRILAB_REQUIRE_BROWSER=1, so CI always runs these checks); it is driven
+through Playwright's Python API with that executable (no downloaded browser).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from click.testing import CliRunner
+from trilab.cli import cli
+
+BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def page_file(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report") / "report.html"
+    res = CliRunner().invoke(cli, ["report", "--results-dir", "results", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_page_is_self_contained(page_file):
+    text = page_file.read_text()
+    assert text.startswith("<!DOCTYPE html>")
+    for section in ('id="overview"', 'id="trike"', 'id="tabula-trivium"', 'id="trio-cards"'):
+        assert section in text
+    assert "http://" not in text and "https://" not in text  # nothing fetched from a network
+    assert text.count('src="data:image/png;base64,') >= 6
+    assert (page_file.parent / "first-seat-advantage.png").stat().st_size > 10_000
+    # findings are written from the tables: the Trike exact sizes are named
+    assert "Solved exactly: every opening of sizes 2-8" in text
+
+
+def test_page_renders_in_headless_chromium(page_file):
+    if BROWSER is None:
+        if os.environ.get("TRILAB_REQUIRE_BROWSER"):
+            pytest.fail("chromium is required here (apt-get install chromium)")
+        pytest.skip("chromium is not installed (CI installs it)")
+    from playwright.sync_api import sync_playwright
+
+    problems: list[str] = []
+    requests: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=BROWSER, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(page_file.as_uri(), wait_until="load")
+            images = page.evaluate(
+                "() => Array.from(document.images).map(i => [i.alt, i.complete, i.naturalWidth])")
+            headings = page.evaluate(
+                "() => Array.from(document.querySelectorAll('h2')).map(h => h.textContent)")
+        finally:
+            browser.close()
+    assert len(images) >= 6
+    for alt, complete, width in images:
+        assert complete and width > 0, f"image {alt!r} did not decode"
+    assert problems == []
+    assert all(u.startswith(("file:", "data:")) for u in requests), requests
+    assert "Trike" in headings and "Tabula Trivium" in headings
