@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint golden bench results results-mc results-8 results-agents clean
+.PHONY: install demo test lint golden bench results results-mc results-8 results-agents results-balance report clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,17 @@ results: install results-mc
 	$(VENV)/bin/trilab solve trike --size 7 --jobs 2 --tt-mb 2048
 	for n in 2 3 4 5; do $(VENV)/bin/trilab solve trike --size $$n --method retrograde \
 	  --out results/trike/retrograde/size-$$n.csv --db results/trike/db/size-$$n.npz || exit 1; done
+	$(MAKE) results-balance report
+
+# Pie-rule balance: exact from the opening tables (instant), then agent games per
+# opening class (mcts:10000, 20 games a class: about 40 minutes on one core for 7-13).
+results-balance: install
+	$(VENV)/bin/trilab balance trike --sizes 2-8 --exact
+	$(VENV)/bin/trilab balance trike --sizes 7,9,11,13 --agent mcts:10000 --games 20 --seed 2026
+
+# The one-page report of everything in results/ (results/report.html).
+report: install
+	$(VENV)/bin/trilab report
 
 # Monte Carlo studies: MC_GAMES games per table (1,000,000 by default; Tabula Trivium
 # greedy vs greedy about 400 games/s per core), MC_MIXED_GAMES for greedy vs random
