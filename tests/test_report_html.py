@@ -66,3 +66,26 @@ def test_page_renders_in_headless_chromium(page_file):
     assert problems == []
     assert all(u.startswith(("file:", "data:")) for u in requests), requests
     assert "Trike" in headings and "Tabula Trivium" in headings
+
+
+def test_all_games_figure_points_come_from_the_tables(tmp_path):
+    import json
+    import shutil as sh
+
+    from trilab.analysis import overview
+
+    for game in ("tabula-trivium",):
+        sh.copytree(f"results/{game}", tmp_path / game)
+    (tmp_path / "balance").mkdir()
+    summary = {"sizes": [{"size": 4, "method": "exact", "first_player_advantage": 0.5,
+                          "first_player_advantage_ci": [0.5, 0.5]}]}
+    (tmp_path / "balance" / "trike-exact.summary.json").write_text(json.dumps(summary))
+    points = overview.all_points(tmp_path)
+    assert set(points.game) == {"trike", "tabula-trivium"}
+    trike_row = points[points.game == "trike"].iloc[0]
+    assert trike_row.label == "4 (exact)" and trike_row.advantage == 0.5
+    tab = points[points.game == "tabula-trivium"].set_index("label")
+    meta = json.loads((tmp_path / "tabula-trivium" / "random-vs-random.meta.json").read_text())
+    assert tab.loc["random-vs-random", "advantage"] == meta["first_seat_advantage"]
+    fig = overview.plot_all_games(points)
+    assert len(fig.axes) == 2
