@@ -83,6 +83,16 @@ def _game(kind: str):
     return check
 
 
+def _trike_agents(ctx, param, value: str) -> str:
+    """A game with agents that the command supports (Trike, for now)."""
+    value = _game("agents")(ctx, param, value)
+    if value != "trike":
+        raise click.BadParameter(f"{value!r}: this command plays trike only so far "
+                                 f"(tabula-trivium's agent: trilab simulate tabula-trivium "
+                                 f"--policy mcts:N,...)")
+    return value
+
+
 def _trike_size(ctx, param, value: int) -> int:
     from trilab.solver.trike import MAX_SIZE, MIN_SIZE
 
@@ -214,7 +224,7 @@ def confirm(game: str, size: int, sample: int, tt_mb: float | None, time_limit: 
 
 
 @cli.command()
-@click.argument("game", callback=_game("agents"))
+@click.argument("game", callback=_trike_agents)
 @click.option("--size", type=int, default=None,
               help="Board side, 2..19 (the empty board when no --position is given).")
 @click.option("--position", "position_text", default=None,
@@ -240,7 +250,7 @@ def move(game: str, size: int | None, position_text: str | None, agent_text: str
 
 
 @cli.command()
-@click.argument("game", callback=_game("agents"))
+@click.argument("game", callback=_trike_agents)
 @click.option("--size", type=int, default=5, show_default=True, help="Board side, 2..19.")
 @click.option("--agent", "opponent", default="mcts:1s", show_default=True,
               metavar="mcts:N|mcts:Ns|perfect",
@@ -277,7 +287,7 @@ def _int_list(ctx, param, value: str) -> list[int]:
 
 
 @cli.command()
-@click.argument("game", callback=_game("agents"))
+@click.argument("game", callback=_trike_agents)
 @click.option("--sizes", required=True, callback=_int_list,
               help="Board sides: 2-8, 7,9,13 or a mixture.")
 @click.option("--exact", is_flag=True, help="From the exact opening tables (results/trike).")

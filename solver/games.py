@@ -63,7 +63,9 @@ class GameInfo:
     """How a game can end (index = the engine's reason code)."""
     examples: tuple[dict, ...] = ()
     """Valid option sets covering every policy and mode: the contract test and
-    the golden files play them."""
+    the golden files play them (the engine-equals-reference check skips the
+    ``mcts:N`` seats, which the references do not implement; the agent
+    kernels are checked by the agent contract and the game's own tests)."""
     bad_options: tuple[tuple[dict, str], ...] = ()
     """Invalid option sets and a fragment of the one-line error each must give."""
     agents: str | None = None
@@ -120,17 +122,22 @@ GAMES: dict[str, GameInfo] = {
             title="Tabula Trivium (2 players)",
             players=(2,),
             simulated=True,
+            agents="trilab.solver.tabula_trivium_agents",
+            agent_examples=({}, {"ply_cap": 30}),
             options={"policies": "one policy for both seats, or one per seat",
                      "ply_cap": "turns after which the game is drawn (default 400)"},
             policies={"random": "uniform over the legal turns",
                       "greedy": "captures, avoids leaving pieces capturable, else random",
-                      "lookahead:D": "depth-D alpha-beta on material and mobility (D 1..4)"},
+                      "lookahead:D": "depth-D alpha-beta on material and mobility (D 1..4)",
+                      "mcts:N": "Monte Carlo tree search, N simulations per turn (N >= 1)"},
             end_reasons=("no stones", "no pawns", "pawns blocked", "ply cap", "repetition"),
             examples=({"policies": ["random"]}, {"policies": ["greedy", "random"]},
-                      {"policies": ["lookahead:1", "greedy"], "ply_cap": 60}),
+                      {"policies": ["lookahead:1", "greedy"], "ply_cap": 60},
+                      {"policies": ["mcts:16", "greedy"], "ply_cap": 40}),
             bad_options=(({"policies": ["clever"]}, "unknown policy"),
                          ({"policies": ["random"] * 3}, "needs 1 policy"),
                          ({"policies": ["lookahead:9"]}, "bad lookahead depth"),
+                         ({"policies": ["mcts:0"]}, "bad mcts simulations"),
                          ({"ply_cap": 0}, "ply_cap"),
                          ({"colour": "red"}, "unknown tabula-trivium option")),
         ),

@@ -411,7 +411,7 @@ def search(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, n_seats:
     """
     if max_nodes is None:
         budget = agent.simulations if agent.simulations is not None else 1 << 30
-        max_nodes = int(min(DEFAULT_MAX_NODES, max(1024, 64 * budget)))
+        max_nodes = int(min(DEFAULT_MAX_NODES, max(1024, 64 * budget, 2 * max_actions + 2)))
     tree = new_tree(n_seats, max_nodes)
     scratch = Scratch(
         state=np.empty_like(root), actions=np.empty(max_actions, dtype=np.int64),

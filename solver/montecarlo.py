@@ -8,7 +8,8 @@ A simulated game module (``solver/<game>.py``, listed in
   ``float64`` array for the kernels; raises ``ValueError`` with a one-line
   message on bad input.
 * ``play_chunk(seed, first_game, n_games, icfg, fcfg)``: an ``@njit``
-  kernel that plays games ``first_game .. first_game + n_games - 1`` and
+  kernel (or a thin Python function calling one, e.g. to hand it agent
+  kernels) that plays games ``first_game .. first_game + n_games - 1`` and
   returns four arrays: ``winners`` (``int64`` bitmask of the winning seats,
   0 for no winner; partners of a team both get their bit), ``length``
   (``int64`` turns played), ``reason`` (``int64`` index into

@@ -12,7 +12,9 @@ decisions, and holds :data:`SPEC`.  The engine is split along its seams:
 * :mod:`solver.tabula_trivium_policies`: the policies (random, greedy,
   lookahead:D) and their alpha-beta search, on a named
   :class:`~solver.tabula_trivium_policies.Workspace` of buffers;
-* :mod:`solver.tabula_trivium_reference`: the pure-Python reference.
+* :mod:`solver.tabula_trivium_reference`: the pure-Python reference;
+* :mod:`solver.tabula_trivium_agents`: the agent kernels of :mod:`solver.mcts`
+  (the ``mcts:N`` policy; the reference has no MCTS).
 
 Their names used elsewhere are re-exported here.
 
@@ -58,9 +60,13 @@ decision of this project, each one a named constant or option):
   is irreversible, so no earlier position can recur).
 
 Move lists (the order the policies draw from) and the policies
-(``random``, ``greedy``, ``lookahead:D``, one per seat, every draw from the
-game's stream :func:`solver.rng.game_stream`) are stated in
+(``random``, ``greedy``, ``lookahead:D``, ``mcts:N``, one per seat, every draw
+from the game's stream :func:`solver.rng.game_stream`) are stated in
 :mod:`solver.tabula_trivium_rules` and :mod:`solver.tabula_trivium_policies`.
+An ``mcts:N`` seat searches the game in progress (ply count, ply cap and the
+Zobrist history since the last capture, so it sees both draw rules) with
+:func:`solver.tabula_trivium_agents.mcts_turn`; :func:`play_chunk` hands the
+agent kernels to the compiled loop.
 
 Results: every game gives ``(winners, length, reason, digest)``: the winners
 bitmask (0 for a draw), the turns played, the index of its end reason in
@@ -81,9 +87,19 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 from trilab.solver import rng
+from trilab.solver import tabula_trivium_agents as agents
 from trilab.solver.bitboard import bit
 from trilab.solver.jit import kernel
+from trilab.solver.mcts import DEFAULT_EXPLORATION, AgentSpec
 from trilab.solver.montecarlo import GameConfig, GameSpec
+from trilab.solver.tabula_trivium_agents import (
+    MctsWork,
+    mcts_turn,
+    new_mcts_work,
+    pack_tables,
+    tree_capacity,
+    tree_nodes,
+)
 from trilab.solver.tabula_trivium_board import (  # noqa: F401 (re-exported)
     AXIAL_DIRECTIONS,
     BOARD_SIDE,
@@ -116,6 +132,7 @@ from trilab.solver.tabula_trivium_policies import (  # noqa: F401 (re-exported)
     CLASS_WIN,
     INF,
     MAX_DEPTH,
+    MAX_SIMULATIONS,
     MOBILITY_VALUE,
     PAWN_VALUE,
     PCAT_CAPTURE,
@@ -125,6 +142,7 @@ from trilab.solver.tabula_trivium_policies import (  # noqa: F401 (re-exported)
     POLICIES,
     POLICY_GREEDY,
     POLICY_LOOKAHEAD,
+    POLICY_MCTS,
     POLICY_RANDOM,
     STONE_VALUE,
     WIN_SCORE,
@@ -182,11 +200,14 @@ ICFG_SIZE = OFF_MID + N_NODES * N_NODES
 @kernel
 def play_game(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, keys: np.ndarray,
               icfg: np.ndarray, st: np.ndarray, ws: Workspace, pieces: np.ndarray,
-              hist: np.ndarray, turn: np.ndarray) -> tuple[int, int, int, np.uint64]:
+              hist: np.ndarray, turn: np.ndarray, legal, apply, seat, rewards, playout,
+              chance, mw: MctsWork) -> tuple[int, int, int, np.uint64]:
     """One game from the initial position: ``(winners, plies, reason, digest)``.
 
     ``pieces`` (``uint64[4]``), ``hist`` (``uint64[ply_cap + 1]``, the Zobrist hash
-    after each turn) and ``turn`` (``int64[TURN_SIZE]``) are work buffers."""
+    after each turn) and ``turn`` (``int64[TURN_SIZE]``) are work buffers; an
+    ``mcts:N`` seat searches with the agent kernels ``legal .. chance``
+    (:data:`solver.tabula_trivium_agents.KERNELS`) in the buffers ``mw``."""
     ply_cap = icfg[I_PLY_CAP]
     for k in range(4):
         pieces[k] = np.uint64(icfg[I_INIT + k])
@@ -202,7 +223,11 @@ def play_game(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, keys: np.ndarr
             return 0, ply, R_PLY_CAP, digest
         kind = icfg[I_KIND0 + 2 * side]
         depth = icfg[I_DEPTH0 + 2 * side]
-        choose_turn(nbr, mid, rays, pieces, side, kind, depth, st, ws, turn)
+        if kind == POLICY_MCTS:
+            mcts_turn(legal, apply, seat, rewards, playout, chance, mw, pieces, side, ply,
+                      ply_cap, hist, since, st, depth, DEFAULT_EXPLORATION, turn)
+        else:
+            choose_turn(nbr, mid, rays, pieces, side, kind, depth, st, ws, turn)
         pf, pt, pc, sf, s_to = turn[T_PF], turn[T_PT], turn[T_PC], turn[T_SF], turn[T_ST]
         digest = rng.digest_step(digest, turn_code(pf, pt, pc, sf, s_to))
         h = hist[ply] ^ keys[SIDE_KEY]  # incremental Zobrist update, side flipped
@@ -242,30 +267,50 @@ def unpack_tables(icfg: np.ndarray):
 
 
 @nb.njit(cache=True)
-def play_chunk(seed: np.uint64, first_game: int, n_games: int, icfg: np.ndarray,
-               fcfg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Play games ``first_game .. first_game + n_games - 1``; game ``g`` draws only from
-    ``rng.game_stream(seed, g)``.  Returns ``(winners, length, reason, digest)``: three
-    ``int64`` arrays and the ``uint64`` move digests (module docstring), one entry per
-    game."""
+def play_chunk_kernel(seed: np.uint64, first_game: int, n_games: int, icfg: np.ndarray,
+                      fcfg: np.ndarray, legal, apply, seat, rewards, playout, chance
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`play_chunk` given the agent kernels (the six cfuncs of
+    :data:`solver.tabula_trivium_agents.KERNELS`, used by ``mcts:N`` seats)."""
     nbr, rays, mid = unpack_tables(icfg)
     keys = zobrist_keys()
     ws = new_workspace()
     pieces = np.empty(4, dtype=np.uint64)
     hist = np.empty(icfg[I_PLY_CAP] + 1, dtype=np.uint64)
     turn = np.empty(TURN_SIZE, dtype=np.int64)
+    nodes = 1
+    for s in range(2):
+        if icfg[I_KIND0 + 2 * s] == POLICY_MCTS:
+            nodes = max(nodes, tree_nodes(icfg[I_DEPTH0 + 2 * s]))
+    mw = new_mcts_work(pack_tables(nbr, rays, mid, keys), icfg[I_PLY_CAP], nodes)
     winners = np.zeros(n_games, dtype=np.int64)
     length = np.zeros(n_games, dtype=np.int64)
     reason = np.zeros(n_games, dtype=np.int64)
     digest = np.zeros(n_games, dtype=np.uint64)
     for g in range(n_games):
         st = rng.game_stream(np.uint64(seed), np.uint64(first_game + g))
-        w, n, r, d = play_game(nbr, mid, rays, keys, icfg, st, ws, pieces, hist, turn)
+        w, n, r, d = play_game(nbr, mid, rays, keys, icfg, st, ws, pieces, hist, turn,
+                               legal, apply, seat, rewards, playout, chance, mw)
         winners[g] = w
         length[g] = n
         reason[g] = r
         digest[g] = d
     return winners, length, reason, digest
+
+
+def play_chunk(seed: np.uint64, first_game: int, n_games: int, icfg: np.ndarray,
+               fcfg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Play games ``first_game .. first_game + n_games - 1``; game ``g`` draws only from
+    ``rng.game_stream(seed, g)``.  Returns ``(winners, length, reason, digest)``: three
+    ``int64`` arrays and the ``uint64`` move digests (module docstring), one entry per
+    game.
+
+    A thin Python call of :func:`play_chunk_kernel` that hands it the agent kernels: a
+    ``cfunc`` is a first-class function argument of a compiled function, whereas one
+    referenced as a global would be compiled in as an address, which a cached compiled
+    function cannot keep across processes."""
+    return play_chunk_kernel(np.uint64(seed), np.int64(first_game), np.int64(n_games), icfg,
+                             fcfg, *agents.KERNELS)
 
 
 # ------------------------------------------------------------------ configuration
@@ -375,8 +420,18 @@ def _decide(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.ndarr
 def decide(policy: str, pieces: Pieces, side: int, seed: int, game: int
            ) -> tuple[PawnMove, StoneMove | None, int]:
     """The turn ``policy`` plays from a position (``side`` must have a pawn movement),
-    drawing from ``game_stream(seed, game)``, and the stream's next 64-bit output."""
+    drawing from ``game_stream(seed, game)``, and the stream's next 64-bit output.
+    ``mcts:N`` searches as at the first turn of a game (no history, ply 0, default
+    ply cap)."""
     kind, depth = parse_policy(policy)
+    if kind == POLICY_MCTS:
+        stream = rng.game_stream(np.uint64(seed), np.uint64(game))
+        res = agents.agent_game().search(agents.from_position(pieces, side),
+                                         AgentSpec(simulations=depth), stream,
+                                         max_nodes=tree_capacity(depth))
+        pf, pt, pc, sf, s_to = agents.turn_of(res.action)
+        sm = None if sf < 0 else (sf, s_to)
+        return (pf, pt, pc), sm, int(rng.next_u64(stream))
     t = tables()
     out, nxt = _decide(t.nbr, t.mid, t.rays, _arr(pieces), side, kind, depth, seed, game)
     pm = (int(out[T_PF]), int(out[T_PT]), int(out[T_PC]))

@@ -33,6 +33,13 @@ marks a decision of this project):
   below the root scores ``+-(WIN_SCORE - k)`` (faster wins, slower losses).
   The search ignores repetition and the ply cap.  Values are exact integers,
   so the choice does not depend on the move ordering used for pruning.
+* ``mcts:N`` (1 <= N <= :data:`MAX_SIMULATIONS`): the Monte Carlo tree search
+  of :mod:`solver.mcts` (UCT + MCTS-Solver, random playouts) with N
+  simulations per turn, on the agent kernels of
+  :mod:`solver.tabula_trivium_agents` (draws 0.5, repetition and ply cap
+  included).  It is played by the game loop
+  (:func:`solver.tabula_trivium.play_game`), not by :func:`choose_turn`, and
+  draws from the game's stream like the others.
 
 Full turns are listed by pawn movement (list order), then stone movement
 (list order).  A turn whose pawn movement ends the game, or after which no
@@ -87,14 +94,19 @@ WIN_SCORE = 1_000_000
 INF = 1 << 40
 MAX_DEPTH = 4
 """Deepest lookahead accepted by :func:`parse_policy`."""
+MAX_SIMULATIONS = 10_000_000
+"""Most MCTS simulations per turn accepted by :func:`parse_policy`."""
 
-POLICY_RANDOM, POLICY_GREEDY, POLICY_LOOKAHEAD = 0, 1, 2
+POLICY_RANDOM, POLICY_GREEDY, POLICY_LOOKAHEAD, POLICY_MCTS = 0, 1, 2, 3
 POLICIES = {
     "random": "uniform pawn movement, then uniform stone movement",
     "greedy": "captures (winning ones first), else a turn leaving nothing capturable, else any",
     "lookahead:D": f"depth-D alpha-beta over full turns (1 <= D <= {MAX_DEPTH}), "
     "material + pawn mobility, ties random",
+    "mcts:N": "Monte Carlo tree search (UCT + solver, random playouts), N simulations per turn",
 }
+POLICY_FORMS = (f"random, greedy, lookahead:D (1 <= D <= {MAX_DEPTH}) "
+                f"or mcts:N (1 <= N <= {MAX_SIMULATIONS})")
 
 # Greedy classes of pawn movements and of full turns.
 PCAT_OWN, PCAT_STEP, PCAT_CAPTURE, PCAT_WINNING = 0, 1, 2, 3
@@ -443,7 +455,8 @@ def choose_turn(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.n
                 out: np.ndarray) -> None:
     """Write the turn ``(pf, pt, pc, sf, st)`` chosen by the policy into ``out``.
 
-    ``side`` must have a pawn movement.  ``sf = st = -1``: no stone movement."""
+    ``side`` must have a pawn movement.  ``sf = st = -1``: no stone movement.
+    ``kind`` is random, greedy or lookahead (``mcts:N`` is played by the game loop)."""
     if kind == POLICY_RANDOM:
         random_turn(nbr, mid, rays, pieces, side, st, ws, out)
     elif kind == POLICY_GREEDY:
@@ -456,7 +469,8 @@ def choose_turn(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.n
 
 
 def parse_policy(text: str) -> tuple[int, int]:
-    """``(kind, depth)`` of a policy name; ``ValueError`` if unknown."""
+    """``(kind, arg)`` of a policy name: ``arg`` is the depth of ``lookahead:D``, the
+    simulations of ``mcts:N``, else 0; ``ValueError`` with one line if it is none."""
     if not isinstance(text, str):
         raise ValueError(f"policy must be a string, got {text!r}")
     name = text.strip()
@@ -471,6 +485,17 @@ def parse_policy(text: str) -> tuple[int, int]:
                 f"bad lookahead depth {arg!r} in {name!r}: expected an integer 1..{MAX_DEPTH}"
             )
         return POLICY_LOOKAHEAD, int(arg)
-    raise ValueError(
-        f"unknown policy {name!r}: expected random, greedy or lookahead:D (1 <= D <= {MAX_DEPTH})"
-    )
+    if name.startswith("mcts:"):
+        arg = name.split(":", 1)[1]
+        if arg.endswith("s") and arg[:-1].replace(".", "", 1).isdigit():
+            raise ValueError(
+                f"bad mcts simulations {arg!r} in {name!r}: a time budget is not "
+                "reproducible in a study; give simulations per turn, mcts:N"
+            )
+        if not (arg.isascii() and arg.isdigit()) or not 1 <= int(arg) <= MAX_SIMULATIONS:
+            raise ValueError(
+                f"bad mcts simulations {arg!r} in {name!r}: expected an integer "
+                f"1..{MAX_SIMULATIONS}"
+            )
+        return POLICY_MCTS, int(arg)
+    raise ValueError(f"unknown policy {name!r}: expected {POLICY_FORMS}")
