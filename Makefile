@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint golden bench results results-mc results-8 results-agents results-balance report clean
+.PHONY: install demo test lint golden bench results results-mc results-8 results-agents results-balance results-tabula-mcts report clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -46,6 +46,15 @@ results: install results-mc
 results-balance: install
 	$(VENV)/bin/trilab balance trike --sizes 2-8 --exact
 	$(VENV)/bin/trilab balance trike --sizes 7,9,11,13 --agent mcts:10000 --games 20 --seed 2026
+
+# Tabula Trivium with the MCTS agent (random playouts): against random, greedy and
+# itself, both seat orders (about 40 minutes on one core at MCTS_GAMES=400).
+MCTS_GAMES ?= 400
+results-tabula-mcts: install
+	for pol in mcts:200,random random,mcts:200 mcts:200,greedy greedy,mcts:200 mcts:200; do \
+	  $(VENV)/bin/trilab simulate tabula-trivium --policy $$pol --games $(MCTS_GAMES) \
+	    --seed 2026 --chunk 10 --jobs $(MC_JOBS) || exit 1; done
+	$(VENV)/bin/trilab report tabula-trivium
 
 # The one-page report of everything in results/ (results/report.html).
 report: install

@@ -87,7 +87,7 @@ def test_openings_study_agrees_on_a_small_board(tmp_path):
 
 @pytest.mark.parametrize("args, needle", [
     (["--sizes", "11"], "not in 2..10"),
-    (["--sizes", "7,x"], "comma-separated list"),
+    (["--sizes", "7,x"], "list of integers"),
     (["--sizes", "5,6"], "one size at a time"),
     (["--positions", "0"], "at least 1"),
     (["--agents", "greedy"], "unknown agent"),
