@@ -77,10 +77,17 @@ def append_csv(path: str | os.PathLike, rows: list[dict]) -> Path:
 
 
 def save_figure(path: str | os.PathLike, fig) -> Path:
+    """Write a matplotlib figure atomically, then close it (pyplot keeps every
+    open figure alive until it is closed)."""
+    import matplotlib.pyplot as plt
+
     fmt = Path(path).suffix.lstrip(".") or "png"
-    return atomic_write(
-        path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=120, bbox_inches="tight")
-    )
+    try:
+        return atomic_write(
+            path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=120, bbox_inches="tight")
+        )
+    finally:
+        plt.close(fig)
 
 
 def versions() -> dict[str, str]:
