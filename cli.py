@@ -271,6 +271,28 @@ def play(game: str, size: int, opponent: str, as_seat: str, seed: int, no_pie: b
                     write=click.echo)
 
 
+def _study_options(folder: str):
+    """The options every resumable agent study shares: --seed, --jobs, --dask,
+    --out-dir (default ``folder``) and --json."""
+    options = [
+        click.option("--seed", type=int, default=0, show_default=True, help="Study seed."),
+        click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="Local worker processes (one task each at a time)."),
+        click.option("--dask", "dask_address", default=None, metavar="ADDRESS|local[:WORKERS]",
+                     help="Run the tasks on a Dask scheduler, or on a LocalCluster."),
+        click.option("--out-dir", type=click.Path(file_okay=False), default=None,
+                     help=f"Folder of the tables [default: {folder}]."),
+        click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout."),
+    ]
+
+    def wrap(fn):
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+
+    return wrap
+
+
 def _int_list(ctx, param, value: str) -> list[int]:
     """``7,9,11`` or ranges ``2-8`` (and mixtures) as a list of integers."""
     out: list[int] = []
@@ -295,14 +317,7 @@ def _int_list(ctx, param, value: str) -> list[int]:
               help="From games of this agent against itself, per opening class.")
 @click.option("--games", type=int, default=20, show_default=True,
               help="--agent: games per opening class.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Study seed.")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Local worker processes (one opening class each at a time).")
-@click.option("--dask", "dask_address", default=None, metavar="ADDRESS|local[:WORKERS]",
-              help="Run the opening classes on a Dask scheduler, or on a LocalCluster.")
-@click.option("--out-dir", type=click.Path(file_okay=False), default=None,
-              help="Folder of the tables [default: results/balance].")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout.")
+@_study_options("results/balance")
 def balance(game: str, sizes: list[int], exact: bool, agent_text: str | None, games: int,
             seed: int, jobs: int, dask_address: str | None, out_dir: str | None,
             as_json: bool) -> None:
@@ -335,14 +350,7 @@ def balance(game: str, sizes: list[int], exact: bool, agent_text: str | None, ga
                    "compared with the exact winner.")
 @click.option("--games", type=int, default=10, show_default=True,
               help="--openings: games per opening class.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Study seed.")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Local worker processes.")
-@click.option("--dask", "dask_address", default=None, metavar="ADDRESS|local[:WORKERS]",
-              help="Run the tasks on a Dask scheduler, or on a LocalCluster.")
-@click.option("--out-dir", type=click.Path(file_okay=False), default=None,
-              help="Folder of the tables [default: results/agents].")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout.")
+@_study_options("results/agents")
 def strength(game: str, sizes: list[int], agents_text: str, positions: int, openings: bool,
              games: int, seed: int, jobs: int, dask_address: str | None, out_dir: str | None,
              as_json: bool) -> None:
