@@ -7,6 +7,7 @@ writes the result files; games come from :mod:`trilab.solver.games`)::
     trilab analyze trike --size N --position POS [--json]
     trilab confirm trike --size N [--sample K] [--time-limit S] [--json]
     trilab simulate GAME --policy P[,P...] --games G --seed S [--jobs J] [--json] ...
+    trilab board trio-board [--fortress sides|row3|general] [--json] [--out PNG]
     trilab report [GAME] [--json]
     trilab strength trike [--sizes 7] [--positions K | --openings --games G] --agents A,B ...
     trilab play trike --size N [--agent mcts:N|perfect] [--as placer|mover] [--seed S]
@@ -413,6 +414,8 @@ def analyze(game: str, size: int, position_text: str, tt_mb: float, db_path: str
 @click.option("--mode", type=click.Choice(["simple", "spicy"]), default=None,
               help="trio-cards: winning condition [default: simple].")
 @click.option("--teams", is_flag=True, help="trio-cards: team play (4 or 6 players).")
+@click.option("--fortress", default=None, metavar="sides|row3|general",
+              help="trio-board: the cells that touch a Fortress [default: sides].")
 @click.option("--policy", "policy_text", default="random", show_default=True,
               help="A policy for every seat, or one per seat separated by commas.")
 @click.option("--games", type=click.IntRange(min=1), required=True, help="Games to play.")
@@ -423,22 +426,25 @@ def analyze(game: str, size: int, position_text: str, tt_mb: float, db_path: str
 @click.option("--dask", "dask_address", default=None, metavar="ADDRESS|local[:WORKERS]",
               help="Run the chunks on a Dask scheduler, or on a LocalCluster.")
 @click.option("--cap", type=click.IntRange(min=1), default=None,
-              help="Turn cap (trio-cards, default 500) or ply cap (tabula-trivium, default 400).")
+              help="Turn cap (trio-cards, default 500) or ply cap (tabula-trivium 400, "
+                   "trio-board 600).")
 @click.option("--chunk", type=click.IntRange(min=1), default=20_000, show_default=True,
               help="Games per task (does not change the results).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout.")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="CSV path of the per-seat table (.meta.json, .png and the per-game "
                    ".parquet go beside it) [default: results/GAME/NAME.csv].")
-def simulate(game: str, players: int | None, mode: str | None, teams: bool, policy_text: str,
-             games: int, seed: int, jobs: int, dask_address: str | None, cap: int | None,
-             chunk: int, as_json: bool, out: str | None) -> None:
+def simulate(game: str, players: int | None, mode: str | None, teams: bool,
+             fortress: str | None, policy_text: str, games: int, seed: int, jobs: int,
+             dask_address: str | None, cap: int | None, chunk: int, as_json: bool,
+             out: str | None) -> None:
     """Play GAME many times with the given policies; win rates per seat with 95% CIs."""
     from trilab.analysis import studies
     from trilab.solver.games import GAMES
 
     options: dict = {"policies": [p.strip() for p in policy_text.split(",")]}
-    for key, value in (("players", players), ("mode", mode), ("teams", teams or None)):
+    for key, value in (("players", players), ("mode", mode), ("teams", teams or None),
+                       ("fortress", fortress)):
         if value is not None:
             options[key] = value
     if cap is not None:
@@ -446,6 +452,25 @@ def simulate(game: str, players: int | None, mode: str | None, teams: bool, poli
     try:
         outcome = studies.simulate(game, options, games, seed, jobs, dask_address, chunk, out,
                                    progress=_game_bar(game), command=_invocation())
+    except studies.StudyError as e:
+        raise _usage_error(e) from None
+    click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--fortress", default="sides", show_default=True, metavar="sides|row3|general",
+              help="The cells that touch a Fortress: the 2 sharing a side with it, all of "
+                   "row 3, or those 2 and the General's start cell.")
+@click.option("--json", "as_json", is_flag=True, help="Print the board as one JSON object.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="PNG of the drawing [default: results/trio-board/board-FORTRESS.png].")
+def board(game: str, fortress: str, as_json: bool, out: str | None) -> None:
+    """Print and draw the board of GAME (trio-board): cells, zones, setup, Fortresses."""
+    from trilab.analysis import studies, trio_board_view
+
+    try:
+        outcome = trio_board_view.board(game, fortress, out)
     except studies.StudyError as e:
         raise _usage_error(e) from None
     click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())

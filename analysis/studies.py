@@ -319,6 +319,11 @@ def study_name(game: str, config) -> str:
         o = config.options
         pol = pols[0] if len(set(pols)) == 1 else "_".join(pols)
         return f"p{o['players']}-{o['mode']}{'-teams' if o['teams'] else ''}-{pol}"
+    if game == "trio-board":
+        o = config.options
+        pol = pols[0] if len(set(pols)) == 1 else "_".join(pols)
+        lost = "" if o["lost_general"] == "keep" else f"-{o['lost_general']}"
+        return f"{o['fortress']}{lost}-{pol}"
     return "-vs-".join(pols)
 
 

@@ -167,11 +167,39 @@ GAMES: dict[str, GameInfo] = {
                          ({"policies": ["clever"]}, "unknown policy"),
                          ({"mode": "mild"}, "mode")),
         ),
+        GameInfo(
+            name="trio-board",
+            module="trilab.solver.trio_board",
+            reference="trilab.solver.trio_board_reference",
+            title="Trio, the board game (3 players, 1917)",
+            players=(3,),
+            simulated=True,
+            options={"policies": "one policy for all seats, or one per seat",
+                     "fortress": "cells touching a Fortress: sides, row3 or general "
+                                 "(default sides)",
+                     "ply_cap": "plies after which the game is unfinished (default 600)",
+                     "lost_general": "keep (default) or remove a seat whose General is lost"},
+            policies={"random": "uniform over the legal moves",
+                      "greedy": "enters a Fortress, else the most valuable capture, "
+                                "else the largest advance"},
+            end_reasons=("fortress", "no generals", "ply cap"),
+            examples=({"policies": ["random"]},
+                      {"policies": ["greedy"], "fortress": "row3"},
+                      {"policies": ["random", "greedy", "random"], "fortress": "general"},
+                      {"policies": ["greedy", "random", "greedy"], "lost_general": "remove",
+                       "ply_cap": 200}),
+            bad_options=(({"fortress": "diagonal"}, "unknown fortress option"),
+                         ({"policies": ["clever"]}, "unknown policy"),
+                         ({"policies": ["random", "greedy"]}, "needs 1 policy"),
+                         ({"ply_cap": 0}, "ply_cap"),
+                         ({"lost_general": "vanish"}, "lost_general"),
+                         ({"players": 4}, "unknown trio-board option")),
+        ),
     )
 }
 """Every game trilab implements, by name."""
 
-PLANNED = ("trio-board",)
+PLANNED: tuple[str, ...] = ()
 """Games of the project that are not implemented yet (named in errors)."""
 
 

@@ -1,0 +1,649 @@
+"""Trio, the board game (Jan Hendrik Akkermans, 1917): rules, Numba engine and policies.
+
+This module is the game's entry in the registry (:mod:`solver.games`): it
+plays whole games (:func:`play_chunk`), builds configurations
+(:func:`make_config`), offers a Python API on positions and holds
+:data:`SPEC`.  The geometry (networkx board, Fortress topologies, setup,
+tables) is :mod:`solver.trio_board_board`; the slow twin of these rules is
+:mod:`solver.trio_board_reference`.
+
+Rules implemented (``shared/RULES.md`` section 3; **[choice]** marks a
+decision of this project, each one a named constant or option):
+
+* Board: 52 triangular cells (a side-8 triangle minus its three side-2
+  corners) and 3 Fortresses, one per removed corner.  Pieces move through cell
+  sides only (a cell has at most 3 neighbours).  Rows are counted from each
+  corner (``row_from``, 1..8); a seat's Zone is rows 3 and 4 of its corner.
+  Seat 0 owns the top corner, seat 1 the bottom-left, seat 2 the bottom-right.
+* Fortress adjacency **[choice]**, option ``fortress`` (:data:`FORTRESS_OPTIONS`,
+  default ``sides``): ``sides`` = the 2 row-3 cells that shared a side with the
+  removed corner, ``row3`` = all 5 row-3 cells, ``general`` = those 2 and the
+  General's start cell.
+* Setup: General on the middle cell of row 3, 4 Officers on the rest of row 3,
+  7 Soldiers on row 4.  Turn order **[choice]** (:data:`TURN_ORDER`): seats 0,
+  1, 2 in turn, seat 0 first.
+* "Backwards" for a seat: a step into a lower row of its own corner.
+* Soldier: one step to a neighbour, never backwards.
+* Officer: exactly two steps through an empty middle cell, not ending on its
+  start; or one step when that step captures.  **[choice]**
+  (:data:`OFFICER_ZONE_RULE`) the Zone restriction is judged at the start
+  cell: an Officer standing in its own Zone may not go backwards on either
+  step, nor with its one-step capture; elsewhere it moves freely.
+* General: one or two steps in any directions, not ending on its start; the
+  middle cell of a two-step move must be empty.  Only a General enters a
+  Fortress, only an opponent's, and only as the last step of its move: doing so
+  wins at once (end reason "fortress").  A Fortress is never crossed.
+* Captures: any move may end on an opponent's piece **[choice]** (including
+  an Officer's or General's second step), which is removed; capturing ends the
+  move; capturing is optional; no move ends on one's own piece.
+* Moving is compulsory; a seat with no legal move passes (a pass is a ply).
+* Lost Generals **[choice]**, option ``lost_general`` (:data:`LOST_GENERAL_OPTIONS`,
+  default ``keep``): ``keep`` = a seat whose General was captured keeps playing
+  (its pieces move and capture) but cannot win; ``remove`` = its pieces leave
+  the board at once and its turns are skipped (a skipped turn is not a ply).
+  A game starting from a position where a seat has no General treats it the
+  same way.
+* **[choice]** One General left does not win: the game goes on until a
+  Fortress entry, the capture of the last General or the cap.
+* Ends: "fortress" (the mover wins), "no generals" (the last General was
+  captured: no winner), "ply cap" (option ``ply_cap``, default
+  :data:`DEFAULT_PLY_CAP` = 600 plies, checked before each ply: no winner,
+  reported apart).  No repetition rule.
+
+Moves.  A move is ``(from, to)`` with ``to`` a cell or a Fortress node
+(``FORT_BASE + owner``); a destination reached by several paths is one move.
+The legal moves are listed by ``from`` ascending, then ``to`` ascending.
+
+Policies (one for all seats or one per seat; every draw from the game's
+stream :func:`solver.rng.game_stream`; choosing among ``k`` candidates draws
+``below(k)`` when ``k > 1`` and nothing when ``k == 1``, a pass draws nothing):
+
+* ``random``: uniform over the legal moves.
+* ``greedy``: (1) the moves of its General into an opponent's Fortress, if any;
+  else (2) the captures of the most valuable piece (General > Officer >
+  Soldier), if any; else (3) the moves of largest *advance*, ties uniform.
+  **[choice]** (:data:`ADVANCE_RULE`) advance = steps gained away from its own
+  Fortress (``dist[own, to] - dist[own, from]``), except for the General:
+  steps gained towards the nearest opponent Fortress.  Distances count steps
+  through cells on the empty board (:func:`solver.trio_board_board.fortress_distances`),
+  under the game's Fortress reading.
+
+Results: ``(winners, length, reason, digest)``: the winner's bit (0 for no
+winner), the plies played (moves and passes), the index in :data:`END_REASONS`
+and the move digest: from ``h = 0`` every ply folds, with
+:func:`solver.rng.digest_step`, ``from * N_NODES + to`` for a move or
+:data:`PASS_CODE` for a pass (skipped turns fold nothing).
+
+Engine representation: a state is an ``int64`` array with named columns
+(:data:`S_SIDE`, :data:`S_PLY`, :data:`S_GENERAL` + seat = the cell of that
+seat's General or -1, :data:`S_OCC` + seat = the bitboard of its pieces, bit
+``c`` = cell ``c``, :data:`S_BOARD` + cell = the piece code ``seat << 2 |
+kind``, 0 = empty).  Move generation is bitboard arithmetic on the neighbour
+masks of :class:`solver.trio_board_board.TrioTables` (a step: ``nbr_mask``, or
+``fwd_mask`` of the seat when backward steps are barred; the second steps: the
+union over the empty middles), read lowest bit first (:data:`BIT_INDEX`), so
+the moves come out in list order with no sorting: about 5x faster than walking
+the paths cell by cell, measured (60 vs 350 ns for the move list of a
+28-piece position).  ``icfg`` holds a header (:data:`I_PLY_CAP` ...) and then
+the tables, so that the kernels receive them as arguments.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from trilab.solver import rng
+from trilab.solver.jit import kernel
+from trilab.solver.montecarlo import GameConfig, GameSpec
+from trilab.solver.trio_board_board import (  # noqa: F401 (re-exported)
+    DEFAULT_FORTRESS,
+    EMPTY,
+    FORT_BASE,
+    FORTRESS_OPTIONS,
+    GENERAL,
+    KIND_CODES,
+    KIND_NAMES,
+    MAX_NEIGHBOURS,
+    N_CELLS,
+    N_NODES,
+    N_SEATS,
+    OFFICER,
+    SOLDIER,
+    Pieces,
+    board_graph,
+    check_fortress,
+    initial_pieces,
+    piece_code,
+    tables,
+)
+from trilab.solver.trio_board_reference import reference_game
+
+DEFAULT_PLY_CAP = 600
+TURN_ORDER = (0, 1, 2)
+"""[choice] Seats move in this order, seat 0 first."""
+OFFICER_ZONE_RULE = "judged at the start cell; binds both steps and the one-step capture"
+"""[choice] How the Officer's Zone restriction is read."""
+ADVANCE_RULE = ("steps gained away from the own Fortress; a General: steps gained towards "
+                "the nearest opponent Fortress")
+"""[choice] The greedy policy's advance."""
+LOST_GENERAL_OPTIONS = ("keep", "remove")
+"""[choice] What happens to a seat whose General is captured."""
+DEFAULT_LOST_GENERAL = "keep"
+LOST_KEEP, LOST_REMOVE = 0, 1
+
+END_REASONS = ("fortress", "no generals", "ply cap")
+R_FORTRESS, R_NO_GENERALS, R_PLY_CAP = 0, 1, 2
+DRAW_REASONS = ("no generals", "ply cap")
+GOES_ON = -1
+
+POLICIES = {
+    "random": "uniform over the legal moves",
+    "greedy": "a General into an opponent Fortress, else the most valuable capture, "
+              "else the largest advance; ties uniform",
+}
+POLICY_RANDOM, POLICY_GREEDY = 0, 1
+POLICY_CODES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY}
+
+PASS_CODE = N_NODES * N_NODES
+"""Digest code of a pass (a move folds ``from * N_NODES + to < PASS_CODE``)."""
+SEAT_SHIFT = 2
+KIND_MASK = 3
+MAX_DESTINATIONS = MAX_NEIGHBOURS * MAX_NEIGHBOURS + N_SEATS
+"""Bound on the distinct destinations of one piece (3 + 6 cells + 3 Fortresses)."""
+MAX_MOVES = N_CELLS * MAX_DESTINATIONS
+"""Bound on the legal moves of any position (any number of pieces)."""
+
+# state columns
+S_SIDE, S_PLY = 0, 1
+S_GENERAL = 2  # + seat: the cell of its General, -1 once captured
+S_OCC = S_GENERAL + N_SEATS  # + seat: bitboard of its pieces (bit c = cell c)
+S_BOARD = S_OCC + N_SEATS  # + cell: piece code, seat << SEAT_SHIFT | kind (0 = empty)
+STATE_SIZE = S_BOARD + N_CELLS
+assert N_CELLS < 63, "a bitboard of cells fits in an int64"
+
+DEBRUIJN = 0x03F79D71B4CB0A89
+"""A de Bruijn sequence B(2, 6): ``(bit * DEBRUIJN) >> 58`` is distinct for the 64
+single-bit words, so :data:`BIT_INDEX` turns a lowest set bit into its index."""
+DEBRUIJN_SHIFT = 58
+BIT_INDEX = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    BIT_INDEX[(((1 << _i) * DEBRUIJN) & ((1 << 64) - 1)) >> DEBRUIJN_SHIFT] = _i
+BIT_INDEX.setflags(write=False)
+
+# icfg layout: header, then the tables
+I_PLY_CAP, I_FORTRESS, I_LOST, I_START_SIDE, I_POLICY = 0, 1, 2, 3, 4
+HEADER = I_POLICY + N_SEATS
+OFF_NBR = HEADER
+OFF_NBR_MASK = OFF_NBR + N_CELLS * MAX_NEIGHBOURS
+OFF_FWD_MASK = OFF_NBR_MASK + N_CELLS
+OFF_FORT = OFF_FWD_MASK + N_SEATS * N_CELLS
+OFF_ZONE = OFF_FORT + N_CELLS
+OFF_DIST = OFF_ZONE + N_CELLS
+OFF_BITS = OFF_DIST + N_SEATS * N_NODES
+OFF_INIT = OFF_BITS + 64
+ICFG_SIZE = OFF_INIT + N_CELLS
+
+Move = tuple[int, int]
+"""``(from cell, to node)``."""
+
+
+# ------------------------------------------------------------------ rule kernels
+
+
+@kernel(inline="always")
+def bit_index(low: int, bits: np.ndarray) -> int:
+    """The index of the only set bit of ``low`` (``bits`` = :data:`BIT_INDEX`)."""
+    return bits[(np.uint64(low) * np.uint64(DEBRUIJN)) >> np.uint64(DEBRUIJN_SHIFT)]
+
+
+@kernel(inline="always")
+def destinations(nbr: np.ndarray, nbr_mask: np.ndarray, fwd_mask: np.ndarray,
+                 fort_of: np.ndarray, zone: np.ndarray, state: np.ndarray, seat: int,
+                 c: int) -> tuple[int, int]:
+    """``(cells, forts)``: the bitboard of the cells the piece of ``seat`` on ``c`` may
+    move to, and the bitmask (bit ``f``) of the opponent Fortresses its General may
+    enter (module docstring)."""
+    own = state[S_OCC + seat]
+    occupied = state[S_OCC] | state[S_OCC + 1] | state[S_OCC + 2]
+    kind = state[S_BOARD + c] & KIND_MASK
+    forts = 0
+    if kind == SOLDIER:
+        return fwd_mask[seat, c] & ~own, forts
+    if kind == OFFICER:
+        restricted = zone[c] == seat
+        first = fwd_mask[seat, c] if restricted else nbr_mask[c]
+        cells = first & occupied & ~own  # one step: only to capture
+        second = 0
+        for i in range(MAX_NEIGHBOURS):
+            m = nbr[c, i]
+            if m >= 0 and (first >> m) & 1 and not (occupied >> m) & 1:
+                second |= fwd_mask[seat, m] if restricted else nbr_mask[m]
+        return cells | (second & ~own & ~(1 << c)), forts
+    f = fort_of[c]
+    if f >= 0 and f != seat:
+        forts |= 1 << f
+    second = 0
+    for i in range(MAX_NEIGHBOURS):
+        m = nbr[c, i]
+        if m >= 0 and not (occupied >> m) & 1:
+            second |= nbr_mask[m]
+            f = fort_of[m]
+            if f >= 0 and f != seat:
+                forts |= 1 << f
+    return (nbr_mask[c] | (second & ~(1 << c))) & ~own, forts
+
+
+@kernel(inline="always")
+def legal_moves(nbr: np.ndarray, nbr_mask: np.ndarray, fwd_mask: np.ndarray,
+                fort_of: np.ndarray, zone: np.ndarray, bits: np.ndarray, state: np.ndarray,
+                seat: int, mfrom: np.ndarray, mto: np.ndarray) -> int:
+    """Write the legal moves of ``seat`` (``from`` then ``to`` ascending; Fortress nodes
+    come after every cell) into ``mfrom``/``mto``; return their number."""
+    n = 0
+    pieces = state[S_OCC + seat]
+    while pieces:
+        low = pieces & -pieces
+        pieces ^= low
+        c = bit_index(low, bits)
+        cells, forts = destinations(nbr, nbr_mask, fwd_mask, fort_of, zone, state, seat, c)
+        while cells:
+            x = cells & -cells
+            cells ^= x
+            mfrom[n] = c
+            mto[n] = bit_index(x, bits)
+            n += 1
+        for f in range(N_SEATS):
+            if (forts >> f) & 1:
+                mfrom[n] = c
+                mto[n] = FORT_BASE + f
+                n += 1
+    return n
+
+
+@kernel(inline="always")
+def remove_seat(state: np.ndarray, seat: int) -> None:
+    """Take every piece of ``seat`` off the board (option ``lost_general=remove``)."""
+    for c in range(N_CELLS):
+        if (state[S_OCC + seat] >> c) & 1:
+            state[S_BOARD + c] = EMPTY
+    state[S_OCC + seat] = 0
+    state[S_GENERAL + seat] = -1
+
+
+@kernel(inline="always")
+def generals_left(state: np.ndarray) -> int:
+    n = 0
+    for s in range(N_SEATS):
+        if state[S_GENERAL + s] >= 0:
+            n += 1
+    return n
+
+
+@kernel(inline="always")
+def apply_move(state: np.ndarray, frm: int, to: int, lost: int) -> int:
+    """Play ``frm -> to`` for the owner of the piece on ``frm``; the end reason
+    (:data:`R_FORTRESS`, :data:`R_NO_GENERALS`) or :data:`GOES_ON`.  Does not
+    change the side to move or the ply."""
+    p = state[S_BOARD + frm]
+    seat = p >> SEAT_SHIFT
+    state[S_BOARD + frm] = EMPTY
+    state[S_OCC + seat] ^= 1 << frm
+    if to >= FORT_BASE:
+        state[S_GENERAL + seat] = to
+        return R_FORTRESS
+    q = state[S_BOARD + to]
+    state[S_BOARD + to] = p
+    state[S_OCC + seat] |= 1 << to
+    if (p & KIND_MASK) == GENERAL:
+        state[S_GENERAL + seat] = to
+    if q != EMPTY:
+        victim = q >> SEAT_SHIFT
+        state[S_OCC + victim] ^= 1 << to
+        if (q & KIND_MASK) == GENERAL:
+            state[S_GENERAL + victim] = -1
+            if lost == LOST_REMOVE:
+                remove_seat(state, victim)
+            if generals_left(state) == 0:
+                return R_NO_GENERALS
+    return GOES_ON
+
+
+@kernel(inline="always")
+def _pick(st: np.ndarray, k: int) -> int:
+    """An index below ``k``: 0 without a draw when ``k == 1``."""
+    if k == 1:
+        return 0
+    return rng.below(st, k)
+
+
+@kernel(inline="always")
+def _nearest_opponent_fortress(dist: np.ndarray, seat: int, node: int) -> int:
+    best = dist[(seat + 1) % N_SEATS, node]
+    other = dist[(seat + 2) % N_SEATS, node]
+    return other if other < best else best
+
+
+@kernel(inline="always")
+def choose_move(policy: int, state: np.ndarray, seat: int, dist: np.ndarray, n: int,
+                mfrom: np.ndarray, mto: np.ndarray, cand: np.ndarray, st: np.ndarray) -> int:
+    """The index (in the move list) of the move ``policy`` plays; ``n >= 1``."""
+    if policy == POLICY_RANDOM:
+        return _pick(st, n)
+    k = 0
+    for i in range(n):
+        if mto[i] >= FORT_BASE:
+            cand[k] = i
+            k += 1
+    if k > 0:
+        return cand[_pick(st, k)]
+    best = 0
+    for i in range(n):
+        v = state[S_BOARD + mto[i]] & KIND_MASK  # the kind code is the capture value
+        if v > best:
+            best = v
+            k = 0
+        if v == best and v > 0:
+            cand[k] = i
+            k += 1
+    if k > 0:
+        return cand[_pick(st, k)]
+    best = -(1 << 30)
+    for i in range(n):
+        a, b = mfrom[i], mto[i]
+        if (state[S_BOARD + a] & KIND_MASK) == GENERAL:
+            gain = (_nearest_opponent_fortress(dist, seat, a)
+                    - _nearest_opponent_fortress(dist, seat, b))
+        else:
+            gain = dist[seat, b] - dist[seat, a]
+        if gain > best:
+            best = gain
+            k = 0
+        if gain == best:
+            cand[k] = i
+            k += 1
+    return cand[_pick(st, k)]
+
+
+@kernel
+def reset_state(icfg: np.ndarray, init: np.ndarray, state: np.ndarray) -> None:
+    """The start position of ``icfg`` (its board, :data:`I_START_SIDE` to move, ply 0);
+    with ``lost_general=remove`` a seat without a General leaves the board."""
+    state[S_SIDE] = icfg[I_START_SIDE]
+    state[S_PLY] = 0
+    for s in range(N_SEATS):
+        state[S_GENERAL + s] = -1
+        state[S_OCC + s] = 0
+    for c in range(N_CELLS):
+        p = init[c]
+        state[S_BOARD + c] = p
+        if p != EMPTY:
+            state[S_OCC + (p >> SEAT_SHIFT)] |= 1 << c
+            if (p & KIND_MASK) == GENERAL:
+                state[S_GENERAL + (p >> SEAT_SHIFT)] = c
+    if icfg[I_LOST] == LOST_REMOVE:
+        for s in range(N_SEATS):
+            if state[S_GENERAL + s] < 0:
+                remove_seat(state, s)
+
+
+@kernel
+def play_game(nbr: np.ndarray, nbr_mask: np.ndarray, fwd_mask: np.ndarray,
+              fort_of: np.ndarray, zone: np.ndarray, dist: np.ndarray, bits: np.ndarray,
+              init: np.ndarray, icfg: np.ndarray, st: np.ndarray, state: np.ndarray,
+              mfrom: np.ndarray, mto: np.ndarray, cand: np.ndarray
+              ) -> tuple[int, int, int, np.uint64]:
+    """One game from the start position: ``(winners, plies, reason, digest)``."""
+    reset_state(icfg, init, state)
+    cap = icfg[I_PLY_CAP]
+    lost = icfg[I_LOST]
+    digest = np.uint64(0)
+    if generals_left(state) == 0:
+        return 0, 0, R_NO_GENERALS, digest
+    while True:
+        side = state[S_SIDE]
+        ply = state[S_PLY]
+        if lost == LOST_REMOVE and state[S_GENERAL + side] < 0:
+            state[S_SIDE] = (side + 1) % N_SEATS  # a removed seat: skipped, not a ply
+            continue
+        if ply >= cap:
+            return 0, ply, R_PLY_CAP, digest
+        n = legal_moves(nbr, nbr_mask, fwd_mask, fort_of, zone, bits, state, side, mfrom, mto)
+        result = GOES_ON
+        if n == 0:
+            digest = rng.digest_step(digest, np.int64(PASS_CODE))
+        else:
+            i = choose_move(icfg[I_POLICY + side], state, side, dist, n, mfrom, mto, cand, st)
+            digest = rng.digest_step(digest, np.int64(mfrom[i] * N_NODES + mto[i]))
+            result = apply_move(state, mfrom[i], mto[i], lost)
+        state[S_PLY] = ply + 1
+        state[S_SIDE] = (side + 1) % N_SEATS
+        if result == R_FORTRESS:
+            return 1 << side, ply + 1, R_FORTRESS, digest
+        if result == R_NO_GENERALS:
+            return 0, ply + 1, R_NO_GENERALS, digest
+
+
+@nb.njit(cache=True)
+def unpack_tables(icfg: np.ndarray):
+    """``(nbr, nbr_mask, fwd_mask, fort_of, zone, dist, bits, init)``: views of the
+    tables packed in ``icfg``."""
+    nbr = icfg[OFF_NBR:OFF_NBR_MASK].reshape((N_CELLS, MAX_NEIGHBOURS))
+    nbr_mask = icfg[OFF_NBR_MASK:OFF_FWD_MASK]
+    fwd_mask = icfg[OFF_FWD_MASK:OFF_FORT].reshape((N_SEATS, N_CELLS))
+    fort_of = icfg[OFF_FORT:OFF_ZONE]
+    zone = icfg[OFF_ZONE:OFF_DIST]
+    dist = icfg[OFF_DIST:OFF_BITS].reshape((N_SEATS, N_NODES))
+    bits = icfg[OFF_BITS:OFF_INIT]
+    init = icfg[OFF_INIT:ICFG_SIZE]
+    return nbr, nbr_mask, fwd_mask, fort_of, zone, dist, bits, init
+
+
+@nb.njit(cache=True)
+def play_chunk(seed, first_game, n_games, icfg, fcfg):
+    """Games ``first_game .. first_game + n_games - 1``; game ``g`` draws only from
+    ``rng.game_stream(seed, g)``.  Returns ``(winners, length, reason, digest)``:
+    three ``int64`` arrays and the ``uint64`` move digests, one entry per game."""
+    nbr, nbr_mask, fwd_mask, fort_of, zone, dist, bits, init = unpack_tables(icfg)
+    state = np.zeros(STATE_SIZE, dtype=np.int64)
+    mfrom = np.zeros(MAX_MOVES, dtype=np.int64)
+    mto = np.zeros(MAX_MOVES, dtype=np.int64)
+    cand = np.zeros(MAX_MOVES, dtype=np.int64)
+    winners = np.zeros(n_games, dtype=np.int64)
+    length = np.zeros(n_games, dtype=np.int64)
+    reason = np.zeros(n_games, dtype=np.int64)
+    digest = np.zeros(n_games, dtype=np.uint64)
+    for g in range(n_games):
+        st = rng.game_stream(np.uint64(seed), np.uint64(first_game + g))
+        w, n, r, d = play_game(nbr, nbr_mask, fwd_mask, fort_of, zone, dist, bits, init, icfg,
+                               st, state, mfrom, mto, cand)
+        winners[g] = w
+        length[g] = n
+        reason[g] = r
+        digest[g] = d
+    return winners, length, reason, digest
+
+
+# ------------------------------------------------------------------ configuration
+
+OPTION_KEYS = ("policies", "fortress", "ply_cap", "lost_general")
+
+
+def parse_policy(text: str) -> str:
+    """The normalised policy name; ``ValueError`` naming the policies if unknown."""
+    name = text.strip() if isinstance(text, str) else text
+    if name not in POLICY_CODES:
+        raise ValueError(f"unknown policy {text!r}; trio-board policies: "
+                         f"{', '.join(POLICIES)}")
+    return name
+
+
+def make_config(options: dict) -> GameConfig:
+    """Validate ``{"policies": [1 or 3], "fortress": "sides", "ply_cap": 600,
+    "lost_general": "keep"}`` and encode it (header and tables) for the kernels."""
+    unknown = sorted(set(options) - set(OPTION_KEYS))
+    if unknown:
+        raise ValueError(f"unknown trio-board option(s) {', '.join(map(repr, unknown))}; "
+                         f"options: {', '.join(OPTION_KEYS)}")
+    policies = options.get("policies", ["random"])
+    if isinstance(policies, str):
+        policies = [policies]
+    names = [parse_policy(p) for p in policies]
+    if len(names) not in (1, N_SEATS):
+        raise ValueError(f"trio-board needs 1 policy (all seats) or {N_SEATS} (one per seat), "
+                         f"got {len(names)}")
+    if len(names) == 1:
+        names = names * N_SEATS
+    fortress = options.get("fortress", DEFAULT_FORTRESS)
+    check_fortress(fortress)
+    cap = options.get("ply_cap", DEFAULT_PLY_CAP)
+    if isinstance(cap, bool) or not isinstance(cap, int | np.integer) or cap < 1:
+        raise ValueError(f"ply_cap must be an integer >= 1, got {cap!r}")
+    lost = options.get("lost_general", DEFAULT_LOST_GENERAL)
+    if lost not in LOST_GENERAL_OPTIONS:
+        raise ValueError(f"unknown lost_general option {lost!r}; choose one of "
+                         f"{', '.join(LOST_GENERAL_OPTIONS)}")
+    t = tables(fortress)
+    icfg = np.zeros(ICFG_SIZE, dtype=np.int64)
+    icfg[I_PLY_CAP] = int(cap)
+    icfg[I_FORTRESS] = FORTRESS_OPTIONS.index(fortress)
+    icfg[I_LOST] = LOST_GENERAL_OPTIONS.index(lost)
+    icfg[I_START_SIDE] = 0
+    for s, name in enumerate(names):
+        icfg[I_POLICY + s] = POLICY_CODES[name]
+    icfg[OFF_NBR:OFF_NBR_MASK] = t.nbr.ravel()
+    icfg[OFF_NBR_MASK:OFF_FWD_MASK] = t.nbr_mask
+    icfg[OFF_FWD_MASK:OFF_FORT] = t.fwd_mask.ravel()
+    icfg[OFF_FORT:OFF_ZONE] = t.fort_of
+    icfg[OFF_ZONE:OFF_DIST] = t.zone
+    icfg[OFF_DIST:OFF_BITS] = t.dist.ravel()
+    icfg[OFF_BITS:OFF_INIT] = BIT_INDEX
+    icfg[OFF_INIT:ICFG_SIZE] = t.init
+    normalised = {"policies": list(names), "fortress": fortress, "ply_cap": int(cap),
+                  "lost_general": lost}
+    return GameConfig(N_SEATS, tuple(names), icfg, np.zeros(0, dtype=np.float64), normalised)
+
+
+# ------------------------------------------------------------------ Python API
+
+
+def board_array(pieces: Pieces) -> np.ndarray:
+    """The piece codes of ``pieces`` by cell; ``ValueError`` on a bad position."""
+    board = np.zeros(N_CELLS, dtype=np.int64)
+    generals = [0] * N_SEATS
+    for cell, (seat, kind) in pieces.items():
+        if not 0 <= cell < N_CELLS or seat not in range(N_SEATS) or kind not in KIND_CODES:
+            raise ValueError(f"bad piece {cell}: {(seat, kind)!r}")
+        board[cell] = piece_code(seat, kind)
+        generals[seat] += kind == "general"
+    if max(generals) > 1:
+        raise ValueError("a seat has more than one General")
+    return board
+
+
+def new_state(pieces: Pieces, side: int = 0, ply: int = 0) -> np.ndarray:
+    """The engine state of a position."""
+    state = np.zeros(STATE_SIZE, dtype=np.int64)
+    state[S_SIDE] = side
+    state[S_PLY] = ply
+    state[S_GENERAL:S_OCC] = -1
+    state[S_BOARD:] = board_array(pieces)
+    for cell, (seat, kind) in pieces.items():
+        state[S_OCC + seat] |= 1 << cell
+        if kind == "general":
+            state[S_GENERAL + seat] = cell
+    return state
+
+
+def pieces_of(state: np.ndarray) -> Pieces:
+    """The pieces of an engine state."""
+    return {c: (int(p) >> SEAT_SHIFT, KIND_NAMES[int(p) & KIND_MASK])
+            for c, p in enumerate(state[S_BOARD:]) if p != EMPTY}
+
+
+def _move_list(state: np.ndarray, seat: int, fortress: str) -> tuple[np.ndarray, np.ndarray]:
+    t = tables(check_fortress(fortress))
+    mfrom = np.zeros(MAX_MOVES, dtype=np.int64)
+    mto = np.zeros(MAX_MOVES, dtype=np.int64)
+    n = _legal_moves(t.nbr, t.nbr_mask, t.fwd_mask, t.fort_of, t.zone, BIT_INDEX, state, seat,
+                     mfrom, mto)
+    return mfrom[:n], mto[:n]
+
+
+@nb.njit(cache=True)
+def _legal_moves(nbr, nbr_mask, fwd_mask, fort_of, zone, bits, state, seat, mfrom, mto):
+    return legal_moves(nbr, nbr_mask, fwd_mask, fort_of, zone, bits, state, seat, mfrom, mto)
+
+
+def legal(pieces: Pieces, seat: int, fortress: str = DEFAULT_FORTRESS) -> list[Move]:
+    """The legal moves of ``seat`` in list order."""
+    mfrom, mto = _move_list(new_state(pieces), seat, fortress)
+    return [(int(a), int(b)) for a, b in zip(mfrom, mto)]
+
+
+@nb.njit(cache=True)
+def _apply(state, frm, to, lost):
+    return apply_move(state, frm, to, lost)
+
+
+def after_move(pieces: Pieces, move: Move, lost_general: str = DEFAULT_LOST_GENERAL
+               ) -> tuple[Pieces, int]:
+    """``(pieces after move, end reason index or -1)`` (the move is not validated)."""
+    state = new_state(pieces)
+    r = _apply(state, move[0], move[1], LOST_GENERAL_OPTIONS.index(lost_general))
+    return pieces_of(state), int(r)
+
+
+@nb.njit(cache=True)
+def _choose(policy: int, state: np.ndarray, seat: int, dist: np.ndarray, mfrom: np.ndarray,
+            mto: np.ndarray, seed: int, game: int) -> tuple[int, np.uint64]:
+    st = rng.game_stream(np.uint64(seed), np.uint64(game))
+    cand = np.zeros(MAX_MOVES, dtype=np.int64)
+    i = choose_move(policy, state, seat, dist, mfrom.shape[0], mfrom, mto, cand, st)
+    return i, rng.next_u64(st)
+
+
+def choose(policy: str, pieces: Pieces, seat: int, fortress: str, seed: int, game: int
+           ) -> tuple[Move | None, int]:
+    """The move ``policy`` plays for ``seat`` (None: a pass), drawing from
+    ``game_stream(seed, game)``, and the stream's next 64-bit output."""
+    state = new_state(pieces)
+    mfrom, mto = _move_list(state, seat, fortress)
+    if len(mfrom) == 0:
+        st = rng.game_stream(np.uint64(seed), np.uint64(game))
+        return None, int(rng.next_u64(st))
+    i, nxt = _choose(POLICY_CODES[parse_policy(policy)], state, seat, tables(fortress).dist,
+                     mfrom, mto, seed, game)
+    return (int(mfrom[i]), int(mto[i])), int(nxt)
+
+
+def with_start(cfg: GameConfig, pieces: Pieces, side: int = 0) -> GameConfig:
+    """A copy of ``cfg`` whose games start from ``pieces`` with ``side`` to move."""
+    if side not in range(N_SEATS):
+        raise ValueError(f"side must be 0, 1 or 2, got {side!r}")
+    icfg = cfg.icfg.copy()
+    icfg[OFF_INIT:ICFG_SIZE] = board_array(pieces)
+    icfg[I_START_SIDE] = side
+    return GameConfig(cfg.n_seats, cfg.seat_policies, icfg, cfg.fcfg.copy(), dict(cfg.options))
+
+
+def play_games(options: dict, seed: int, first_game: int, n_games: int,
+               start: tuple[Pieces, int] | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`play_chunk` with a configuration built from ``options`` (games from
+    ``start = (pieces, side)`` when given): ``(winners, length, reason, digest)``."""
+    cfg = make_config(options)
+    if start is not None:
+        cfg = with_start(cfg, *start)
+    return play_chunk(np.uint64(seed), np.int64(first_game), np.int64(n_games), cfg.icfg,
+                      cfg.fcfg)
+
+
+SPEC = GameSpec(
+    name="trio-board",
+    end_reasons=END_REASONS,
+    policies=POLICIES,
+    make_config=make_config,
+    play_chunk=play_chunk,
+    reference_game=reference_game,
+    draw_reasons=DRAW_REASONS,
+)
