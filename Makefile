@@ -66,6 +66,8 @@ report: install
 MC_GAMES ?= 1000000
 MC_MIXED_GAMES ?= 100000
 MC_JOBS ?= 2
+# Trio board: 100,000 games make every seat's 95% interval narrower than 0.6 pp.
+TRIO_BOARD_GAMES ?= 100000
 results-mc: install
 	for p in 3 4 5 6; do for mode in simple spicy; do for pol in random memory; do \
 	  $(VENV)/bin/trilab simulate trio-cards --players $$p --mode $$mode --policy $$pol \
@@ -80,8 +82,12 @@ results-mc: install
 	for pol in greedy,random random,greedy; do \
 	  $(VENV)/bin/trilab simulate tabula-trivium --policy $$pol --games $(MC_MIXED_GAMES) \
 	    --seed 2026 --jobs $(MC_JOBS) || exit 1; done
+	for f in sides row3 general; do for pol in random greedy; do \
+	  $(VENV)/bin/trilab simulate trio-board --fortress $$f --policy $$pol \
+	    --games $(TRIO_BOARD_GAMES) --seed 2026 --jobs $(MC_JOBS) || exit 1; done; done
 	$(VENV)/bin/trilab report trio-cards
 	$(VENV)/bin/trilab report tabula-trivium
+	$(VENV)/bin/trilab report trio-board
 
 # The MCTS agent against the exact solver (about 8 minutes for the first, 10 for
 # the second on 2 cores; mcts:1s is a time budget, so its row varies by machine).

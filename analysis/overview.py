@@ -10,8 +10,8 @@ points, with its 95% interval, read from what the studies wrote:
 * Tabula Trivium, by policy pair, and the Trio card game, by configuration:
   ``results/<game>/*.meta.json`` of ``trilab simulate`` (via
   :func:`trilab.analysis.mc_study.collect`);
-* Trio, the board game, by Fortress option, when ``results/trio-board/`` has
-  studies.
+* Trio, the board game, by Fortress reading and policy
+  (``results/trio-board/``, study names ``FORTRESS-POLICY``).
 """
 
 from __future__ import annotations
@@ -53,12 +53,7 @@ def simulated_points(results: Path, game: str) -> pd.DataFrame:
         return t
     rows = []
     for r in t.itertuples():
-        if game == "trio-board":
-            fortress = getattr(r, "fortress", "") or ""
-            label = f"{fortress} {r.policies}".strip()
-        else:
-            label = r.study
-        rows.append({"game": game, "label": label, "order": 0,
+        rows.append({"game": game, "label": r.study, "order": 0,
                      "advantage": r.first_seat_advantage, "ci_low": r.ci_low,
                      "ci_high": r.ci_high, "method": "simulation"})
     return pd.DataFrame(rows)

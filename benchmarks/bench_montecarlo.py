@@ -35,6 +35,8 @@ CASES = [
     ("tabula-trivium", {"policies": ["random"]}, 1),
     ("tabula-trivium", {"policies": ["greedy"]}, 20),
     ("tabula-trivium", {"policies": ["lookahead:1", "random"]}, 10),
+    ("trio-board", {"policies": ["random"], "fortress": "sides"}, 2),
+    ("trio-board", {"policies": ["greedy"], "fortress": "row3"}, 1),
 ]
 
 
