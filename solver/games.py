@@ -64,7 +64,7 @@ class GameInfo:
     examples: tuple[dict, ...] = ()
     """Valid option sets covering every policy and mode: the contract test and
     the golden files play them (the engine-equals-reference check skips the
-    ``mcts:N`` seats, which the references do not implement; the agent
+    ``mcts:N`` and ``mcts-...`` seats, which the references do not implement; the agent
     kernels are checked by the agent contract and the game's own tests)."""
     bad_options: tuple[tuple[dict, str], ...] = ()
     """Invalid option sets and a fragment of the one-line error each must give."""
@@ -123,21 +123,27 @@ GAMES: dict[str, GameInfo] = {
             players=(2,),
             simulated=True,
             agents="trilab.solver.tabula_trivium_agents",
-            agent_examples=({}, {"ply_cap": 30}),
+            agent_examples=({}, {"ply_cap": 30}, {"ply_cap": 30, "playout": "greedy"}),
             options={"policies": "one policy for both seats, or one per seat",
                      "ply_cap": "turns after which the game is drawn (default 400)"},
             policies={"random": "uniform over the legal turns",
                       "greedy": "captures, avoids leaving pieces capturable, else random",
                       "lookahead:D": "depth-D alpha-beta on material and mobility (D 1..4)",
-                      "mcts:N": "Monte Carlo tree search, N simulations per turn (N >= 1)"},
+                      "mcts:N": "Monte Carlo tree search, N simulations per turn (N >= 1)",
+                      "mcts-greedy:N": "mcts:N with greedy playouts to the end (N >= 1)",
+                      "mcts-greedy:N:K": "mcts-greedy:N, playouts cut after K turns and "
+                                         "scored by material (K 1..10000)"},
             end_reasons=("no stones", "no pawns", "pawns blocked", "ply cap", "repetition"),
             examples=({"policies": ["random"]}, {"policies": ["greedy", "random"]},
                       {"policies": ["lookahead:1", "greedy"], "ply_cap": 60},
-                      {"policies": ["mcts:16", "greedy"], "ply_cap": 40}),
+                      {"policies": ["mcts:16", "greedy"], "ply_cap": 40},
+                      {"policies": ["mcts-greedy:8:4", "greedy"], "ply_cap": 40}),
             bad_options=(({"policies": ["clever"]}, "unknown policy"),
                          ({"policies": ["random"] * 3}, "needs 1 policy"),
                          ({"policies": ["lookahead:9"]}, "bad lookahead depth"),
                          ({"policies": ["mcts:0"]}, "bad mcts simulations"),
+                         ({"policies": ["mcts-greedy:0"]}, "bad mcts-greedy simulations"),
+                         ({"policies": ["mcts-greedy:9:0"]}, "bad mcts-greedy playout cutoff"),
                          ({"ply_cap": 0}, "ply_cap"),
                          ({"colour": "red"}, "unknown tabula-trivium option")),
         ),

@@ -36,9 +36,12 @@ these signatures, so this module is compiled and cached once for all games):
 * ``seat(tables, state) -> s``: the seat to move, ``-1`` at a chance node.
 * ``rewards(tables, state, out) -> 0``: the reward of every seat in a
   finished game.
-* ``playout(tables, state, stream, scratch, out) -> plies``: random play to
-  the end from ``state`` (in place), drawing from the ``rng`` stream, then
-  the rewards; ``plies = 0`` iff the state was already finished.
+* ``playout(tables, state, stream, scratch, out) -> plies``: play from
+  ``state`` (in place), drawing from the ``rng`` stream, and write the
+  rewards: random play to the end, or a game's own playout policy, which may
+  also stop early and write an *estimated* reward in [0, 1] per seat (Tabula
+  Trivium's ``greedy:K`` playouts); ``plies = 0`` iff the state was already
+  finished (only then does the search mark a node proven).
 * ``chance(tables, state, stream) -> k``: the outcome of a chance node.
 
 Reproducibility: a search draws only from the stream it is given, so a fixed

@@ -14,7 +14,8 @@ decisions, and holds :data:`SPEC`.  The engine is split along its seams:
   :class:`~solver.tabula_trivium_policies.Workspace` of buffers;
 * :mod:`solver.tabula_trivium_reference`: the pure-Python reference;
 * :mod:`solver.tabula_trivium_agents`: the agent kernels of :mod:`solver.mcts`
-  (the ``mcts:N`` policy; the reference has no MCTS).
+  (the ``mcts:N`` and ``mcts-greedy:N[:K]`` policies; the reference has no
+  MCTS).
 
 Their names used elsewhere are re-exported here.
 
@@ -60,11 +61,12 @@ decision of this project, each one a named constant or option):
   is irreversible, so no earlier position can recur).
 
 Move lists (the order the policies draw from) and the policies
-(``random``, ``greedy``, ``lookahead:D``, ``mcts:N``, one per seat, every draw
-from the game's stream :func:`solver.rng.game_stream`) are stated in
-:mod:`solver.tabula_trivium_rules` and :mod:`solver.tabula_trivium_policies`.
-An ``mcts:N`` seat searches the game in progress (ply count, ply cap and the
-Zobrist history since the last capture, so it sees both draw rules) with
+(``random``, ``greedy``, ``lookahead:D``, ``mcts:N``, ``mcts-greedy:N``, one
+per seat, every draw from the game's stream :func:`solver.rng.game_stream`)
+are stated in :mod:`solver.tabula_trivium_rules` and
+:mod:`solver.tabula_trivium_policies`.  An ``mcts:N`` or ``mcts-greedy:N``
+seat searches the game in progress (ply count, ply cap and the Zobrist
+history since the last capture, so it sees both draw rules) with
 :func:`solver.tabula_trivium_agents.mcts_turn`; :func:`play_chunk` hands the
 agent kernels to the compiled loop.
 
@@ -77,9 +79,10 @@ bitmask (0 for a draw), the turns played, the index of its end reason in
 game by capture included, with no stone movement).
 
 Engine configuration: ``icfg`` holds a header (:data:`I_PLY_CAP`, the policy
-kind and depth of each seat, the 4 initial bitboards at :data:`I_INIT`) and
-then the geometry tables (neighbours, rays, middle nodes) so that
-:func:`play_chunk` receives them as arguments.
+kind and depth of each seat, the 4 initial bitboards at :data:`I_INIT`, the
+playout cutoff of each seat at :data:`I_CUT0`) and then the geometry tables
+(neighbours, rays, middle nodes) so that :func:`play_chunk` receives them as
+arguments.
 """
 
 from __future__ import annotations
@@ -93,6 +96,8 @@ from trilab.solver.jit import kernel
 from trilab.solver.mcts import DEFAULT_EXPLORATION, AgentSpec
 from trilab.solver.montecarlo import GameConfig, GameSpec
 from trilab.solver.tabula_trivium_agents import (
+    PLAYOUT_GREEDY,
+    PLAYOUT_RANDOM,
     MctsWork,
     mcts_turn,
     new_mcts_work,
@@ -132,6 +137,7 @@ from trilab.solver.tabula_trivium_policies import (  # noqa: F401 (re-exported)
     CLASS_WIN,
     INF,
     MAX_DEPTH,
+    MAX_PLAYOUT_PLIES,
     MAX_SIMULATIONS,
     MOBILITY_VALUE,
     PAWN_VALUE,
@@ -143,14 +149,17 @@ from trilab.solver.tabula_trivium_policies import (  # noqa: F401 (re-exported)
     POLICY_GREEDY,
     POLICY_LOOKAHEAD,
     POLICY_MCTS,
+    POLICY_MCTS_GREEDY,
     POLICY_RANDOM,
     STONE_VALUE,
     WIN_SCORE,
+    PolicySpec,
     Workspace,
     choose_turn,
     evaluate,
     new_workspace,
     parse_policy,
+    parse_policy_spec,
     search,
 )
 from trilab.solver.tabula_trivium_reference import reference_game
@@ -189,6 +198,8 @@ from trilab.solver.tabula_trivium_rules import (  # noqa: F401 (re-exported)
 # icfg layout: header, then the tables.
 HEADER = 16
 I_PLY_CAP, I_KIND0, I_DEPTH0, I_KIND1, I_DEPTH1, I_INIT = 0, 1, 2, 3, 4, 5
+I_CUT0 = I_INIT + 4
+"""The playout cutoff K of an ``mcts-greedy:N:K`` seat 0 (0: none), seat 1's after it."""
 OFF_NBR = HEADER
 OFF_RAYS = OFF_NBR + N_NODES * N_DIRS
 OFF_MID = OFF_RAYS + N_NODES * N_DIRS * MAX_RAY
@@ -206,8 +217,8 @@ def play_game(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, keys: np.ndarr
 
     ``pieces`` (``uint64[4]``), ``hist`` (``uint64[ply_cap + 1]``, the Zobrist hash
     after each turn) and ``turn`` (``int64[TURN_SIZE]``) are work buffers; an
-    ``mcts:N`` seat searches with the agent kernels ``legal .. chance``
-    (:data:`solver.tabula_trivium_agents.KERNELS`) in the buffers ``mw``."""
+    ``mcts:N`` or ``mcts-greedy:N`` seat searches with the agent kernels ``legal ..
+    chance`` (:data:`solver.tabula_trivium_agents.KERNELS`) in the buffers ``mw``."""
     ply_cap = icfg[I_PLY_CAP]
     for k in range(4):
         pieces[k] = np.uint64(icfg[I_INIT + k])
@@ -223,9 +234,11 @@ def play_game(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, keys: np.ndarr
             return 0, ply, R_PLY_CAP, digest
         kind = icfg[I_KIND0 + 2 * side]
         depth = icfg[I_DEPTH0 + 2 * side]
-        if kind == POLICY_MCTS:
+        if kind == POLICY_MCTS or kind == POLICY_MCTS_GREEDY:
             mcts_turn(legal, apply, seat, rewards, playout, chance, mw, pieces, side, ply,
-                      ply_cap, hist, since, st, depth, DEFAULT_EXPLORATION, turn)
+                      ply_cap, hist, since, st, depth, DEFAULT_EXPLORATION,
+                      PLAYOUT_GREEDY if kind == POLICY_MCTS_GREEDY else PLAYOUT_RANDOM,
+                      icfg[I_CUT0 + side], turn)
         else:
             choose_turn(nbr, mid, rays, pieces, side, kind, depth, st, ws, turn)
         pf, pt, pc, sf, s_to = turn[T_PF], turn[T_PT], turn[T_PC], turn[T_SF], turn[T_ST]
@@ -271,7 +284,8 @@ def play_chunk_kernel(seed: np.uint64, first_game: int, n_games: int, icfg: np.n
                       fcfg: np.ndarray, legal, apply, seat, rewards, playout, chance
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`play_chunk` given the agent kernels (the six cfuncs of
-    :data:`solver.tabula_trivium_agents.KERNELS`, used by ``mcts:N`` seats)."""
+    :data:`solver.tabula_trivium_agents.KERNELS`, used by ``mcts:N`` and
+    ``mcts-greedy:N`` seats)."""
     nbr, rays, mid = unpack_tables(icfg)
     keys = zobrist_keys()
     ws = new_workspace()
@@ -280,7 +294,8 @@ def play_chunk_kernel(seed: np.uint64, first_game: int, n_games: int, icfg: np.n
     turn = np.empty(TURN_SIZE, dtype=np.int64)
     nodes = 1
     for s in range(2):
-        if icfg[I_KIND0 + 2 * s] == POLICY_MCTS:
+        kind = icfg[I_KIND0 + 2 * s]
+        if kind == POLICY_MCTS or kind == POLICY_MCTS_GREEDY:
             nodes = max(nodes, tree_nodes(icfg[I_DEPTH0 + 2 * s]))
     mw = new_mcts_work(pack_tables(nbr, rays, mid, keys), icfg[I_PLY_CAP], nodes)
     winners = np.zeros(n_games, dtype=np.int64)
@@ -331,16 +346,17 @@ def make_config(options: dict) -> GameConfig:
         )
     if len(policies) == 1:
         policies = policies * 2
-    parsed = [parse_policy(p) for p in policies]
+    parsed = [parse_policy_spec(p) for p in policies]
     ply_cap = options.get("ply_cap", DEFAULT_PLY_CAP)
     if isinstance(ply_cap, bool) or not isinstance(ply_cap, (int, np.integer)) or ply_cap < 1:
         raise ValueError(f"ply_cap must be an integer >= 1, got {ply_cap!r}")
     t = tables()
     icfg = np.zeros(ICFG_SIZE, dtype=np.int64)
     icfg[I_PLY_CAP] = int(ply_cap)
-    for seat, (kind, depth) in enumerate(parsed):
-        icfg[I_KIND0 + 2 * seat] = kind
-        icfg[I_DEPTH0 + 2 * seat] = depth
+    for seat, spec in enumerate(parsed):
+        icfg[I_KIND0 + 2 * seat] = spec.kind
+        icfg[I_DEPTH0 + 2 * seat] = spec.arg
+        icfg[I_CUT0 + seat] = spec.playout_plies
     icfg[I_INIT:I_INIT + 4] = initial_pieces()
     icfg[OFF_NBR:OFF_RAYS] = t.nbr.ravel()
     icfg[OFF_RAYS:OFF_MID] = t.rays.ravel()
@@ -421,14 +437,15 @@ def decide(policy: str, pieces: Pieces, side: int, seed: int, game: int
            ) -> tuple[PawnMove, StoneMove | None, int]:
     """The turn ``policy`` plays from a position (``side`` must have a pawn movement),
     drawing from ``game_stream(seed, game)``, and the stream's next 64-bit output.
-    ``mcts:N`` searches as at the first turn of a game (no history, ply 0, default
-    ply cap)."""
-    kind, depth = parse_policy(policy)
-    if kind == POLICY_MCTS:
+    ``mcts:N`` and ``mcts-greedy:N[:K]`` search as at the first turn of a game (no
+    history, ply 0, default ply cap)."""
+    kind, depth, cut = parse_policy_spec(policy)
+    if kind == POLICY_MCTS or kind == POLICY_MCTS_GREEDY:
         stream = rng.game_stream(np.uint64(seed), np.uint64(game))
-        res = agents.agent_game().search(agents.from_position(pieces, side),
-                                         AgentSpec(simulations=depth), stream,
-                                         max_nodes=tree_capacity(depth))
+        playout = "random" if kind == POLICY_MCTS else f"greedy:{cut}" if cut else "greedy"
+        res = agents.agent_game(playout=playout).search(
+            agents.from_position(pieces, side), AgentSpec(simulations=depth), stream,
+            max_nodes=tree_capacity(depth))
         pf, pt, pc, sf, s_to = agents.turn_of(res.action)
         sm = None if sf < 0 else (sf, s_to)
         return (pf, pt, pc), sm, int(rng.next_u64(stream))

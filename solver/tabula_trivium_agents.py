@@ -43,11 +43,19 @@ move digest folds, ``< 2**30``): a stable id, independent of list order, that
 movement ends the game, or after which no stone can move, has none).
 
 Rewards: 1 to the winner, 0 to the loser; a draw (ply cap or repetition)
-gives 0.5 to each seat.  The playout plays the ``random`` policy of
-:mod:`trilab.solver.tabula_trivium_policies` for both seats (uniform pawn
-movement, then uniform stone movement, the same draws from the stream), so a
-playout from :func:`initial_state` is the engine's random-vs-random game of
-that stream.  No chance nodes: ``seat`` is the side to move, ``chance`` -1.
+gives 0.5 to each seat.  The playout plays one policy of
+:mod:`trilab.solver.tabula_trivium_policies` for both seats to the end of
+the game, chosen by the table's :data:`TB_PLAYOUT` number:
+:data:`PLAYOUT_RANDOM` (the ``random`` policy: uniform pawn movement, then
+uniform stone movement) or :data:`PLAYOUT_GREEDY` (the ``greedy`` policy,
+random among equals), with the policy's own draws from the stream, so a
+playout from :func:`initial_state` is the engine's random-vs-random (or
+greedy-vs-greedy) game of that stream.  A greedy playout stops early after
+the table's :data:`TB_PLAYOUT_PLIES` turns when that number is positive
+(``mcts-greedy:N:K``); a game that goes on is then scored from the material
+by :func:`material_rewards` (in ``(0, 1)``, summing to 1), so the search sees
+estimates rather than results there (only finished games are proven).  No
+chance nodes: ``seat`` is the side to move, ``chance`` -1.
 
 Tables (one flat ``int64`` array, named offsets ``TB_*``): the neighbour
 table ``nbr[N_NODES, N_DIRS]`` at :data:`TB_NBR`, the rays
@@ -55,13 +63,17 @@ table ``nbr[N_NODES, N_DIRS]`` at :data:`TB_NBR`, the rays
 ``mid[N_NODES, N_NODES]`` at :data:`TB_MID` (all from
 :func:`trilab.solver.tabula_trivium_board.tables`, row-major) and the Zobrist
 keys of :func:`~trilab.solver.tabula_trivium_rules.zobrist_keys` (``uint64``
-bits) at :data:`TB_KEYS`; :data:`TABLES_SIZE` numbers in all.  The kernels
-take views of them by offset (no copy).
+bits) at :data:`TB_KEYS`, then the playout policy at :data:`TB_PLAYOUT` and
+its cutoff at :data:`TB_PLAYOUT_PLIES`; :data:`TABLES_SIZE` numbers in all.
+The kernels take views of them by offset (no copy).  So the same six cfuncs
+(:data:`KERNELS`) serve every playout: ``agent_game(playout=...)`` and the
+game loop (:func:`mcts_turn`) set the two fields.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from typing import NamedTuple
 
 import numba as nb
@@ -94,7 +106,16 @@ from trilab.solver.tabula_trivium_board import (
     initial_pieces,
     tables,
 )
-from trilab.solver.tabula_trivium_policies import full_turns, new_workspace
+from trilab.solver.tabula_trivium_policies import (
+    MAX_PLAYOUT_PLIES,
+    PAWN_VALUE,
+    WORKSPACE_SIZE,
+    evaluate,
+    full_turns,
+    greedy_turn,
+    new_workspace,
+    workspace_in,
+)
 from trilab.solver.tabula_trivium_rules import (
     CODE_BASE,
     DEFAULT_PLY_CAP,
@@ -113,6 +134,7 @@ from trilab.solver.tabula_trivium_rules import (
     TURN_SIZE,
     apply_pawn_move,
     apply_stone_move,
+    count_pawn_moves,
     drop_lowest,
     material_status,
     occupied,
@@ -139,14 +161,29 @@ TB_NBR = 0
 TB_RAYS = TB_NBR + N_NODES * N_DIRS
 TB_MID = TB_RAYS + N_NODES * N_DIRS * MAX_RAY
 TB_KEYS = TB_MID + N_NODES * N_NODES
-TABLES_SIZE = TB_KEYS + SIDE_KEY + 1
+TB_PLAYOUT = TB_KEYS + SIDE_KEY + 1
+"""The playout policy: :data:`PLAYOUT_RANDOM` or :data:`PLAYOUT_GREEDY`."""
+TB_PLAYOUT_PLIES = TB_PLAYOUT + 1
+"""The most turns a greedy playout plays before it is scored by material
+(:func:`material_rewards`); 0: to the end of the game."""
+TABLES_SIZE = TB_PLAYOUT_PLIES + 1
+
+PLAYOUT_RANDOM, PLAYOUT_GREEDY = 0, 1
+PLAYOUTS = {"random": PLAYOUT_RANDOM, "greedy": PLAYOUT_GREEDY}
+"""``agent_game``'s ``playout`` names (``greedy:K`` besides) and their table values."""
 
 MAX_ACTIONS = MAX_TURNS
 """Bound on the full turns of any position (the ``out`` size of ``legal``)."""
-PLAYOUT_SCRATCH = 3 * MAX_PAWN_MOVES + 2 * MAX_STONE_MOVES
-"""``int64`` scratch of the playout: a pawn and a stone movement list."""
 _PAWN_LIST = 3 * MAX_PAWN_MOVES
+_RANDOM_SCRATCH = _PAWN_LIST + 2 * MAX_STONE_MOVES
+PLAYOUT_SCRATCH = WORKSPACE_SIZE + TURN_SIZE
+"""``int64`` scratch of the playout: a policies workspace
+(:func:`~trilab.solver.tabula_trivium_policies.workspace_in`) and a turn for the
+greedy playout; the random playout uses its first numbers (a pawn and a stone
+movement list)."""
 
+EVAL_SCALE = float(PAWN_VALUE)
+"""[choice] Scale of :func:`material_rewards` (not tuned): a pawn ahead scores 0.73."""
 NO_RESULT = -1
 """``S_REASON`` while the game goes on."""
 MAX_TREE = 1 << 20
@@ -174,7 +211,7 @@ def geometry(t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
     nbr = t[TB_NBR:TB_RAYS].reshape((N_NODES, N_DIRS))
     rays = t[TB_RAYS:TB_MID].reshape((N_NODES, N_DIRS, MAX_RAY))
     mid = t[TB_MID:TB_KEYS].reshape((N_NODES, N_NODES))
-    keys = t[TB_KEYS:TABLES_SIZE].view(np.uint64)
+    keys = t[TB_KEYS:TB_PLAYOUT].view(np.uint64)
     return nbr, rays, mid, keys
 
 
@@ -320,9 +357,10 @@ def play_code(nbr: np.ndarray, keys: np.ndarray, state: np.ndarray, code: int) -
 def random_playout(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, keys: np.ndarray,
                    state: np.ndarray, stream: np.ndarray, scratch: np.ndarray) -> int:
     """Both seats play the ``random`` policy (its draws, in its order) until the game
-    ends; return the plies played.  ``scratch``: ``PLAYOUT_SCRATCH`` numbers."""
+    ends; return the plies played.  ``scratch``: at least the first
+    ``3 * MAX_PAWN_MOVES + 2 * MAX_STONE_MOVES`` numbers of ``PLAYOUT_SCRATCH``."""
     pbuf = scratch[:_PAWN_LIST].reshape((MAX_PAWN_MOVES, 3))
-    sbuf = scratch[_PAWN_LIST:PLAYOUT_SCRATCH].reshape((MAX_STONE_MOVES, 2))
+    sbuf = scratch[_PAWN_LIST:_RANDOM_SCRATCH].reshape((MAX_STONE_MOVES, 2))
     pieces = pieces_view(state)
     plies = 0
     while state[S_REASON] == NO_RESULT:
@@ -343,12 +381,47 @@ def random_playout(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, keys: np.
     return plies
 
 
+@kernel
+def greedy_playout(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, keys: np.ndarray,
+                   state: np.ndarray, stream: np.ndarray, scratch: np.ndarray,
+                   max_plies: int) -> int:
+    """Both seats play the ``greedy`` policy
+    (:func:`~trilab.solver.tabula_trivium_policies.greedy_turn`: one draw a turn, random
+    among the best class) until the game ends, or until ``max_plies`` turns were played
+    if ``max_plies > 0``; return the plies played.  ``scratch``: ``PLAYOUT_SCRATCH``
+    numbers (a policies workspace, then the turn)."""
+    ws = workspace_in(scratch)
+    turn = scratch[WORKSPACE_SIZE:PLAYOUT_SCRATCH]
+    pieces = pieces_view(state)
+    plies = 0
+    while state[S_REASON] == NO_RESULT and (max_plies <= 0 or plies < max_plies):
+        greedy_turn(nbr, mid, rays, pieces, state[S_SIDE], stream, ws, turn)
+        plies += 1
+        if not pawn_step(state, turn[T_PF], turn[T_PT], turn[T_PC]):
+            stone_step(nbr, keys, state, turn[T_SF], turn[T_ST])
+    return plies
+
+
 @kernel(inline="always")
 def write_rewards(state: np.ndarray, out: np.ndarray) -> None:
     """1 to each winner, 0 to the others; 0.5 each for a draw (no winner)."""
     w = state[S_WINNERS]
     for s in range(2):
         out[s] = 0.5 if w == 0 else float((w >> s) & 1)
+
+
+@kernel
+def material_rewards(nbr: np.ndarray, state: np.ndarray, out: np.ndarray) -> None:
+    """Rewards of a game that goes on, from the material: the side to move gets
+    ``1 / (1 + exp(-e / EVAL_SCALE))`` for its score ``e`` by
+    :func:`~trilab.solver.tabula_trivium_policies.evaluate` (pawns, stones, pawn
+    mobility), the other seat ``1 -`` that."""
+    side = state[S_SIDE]
+    pieces = pieces_view(state)
+    e = evaluate(nbr, pieces, side, count_pawn_moves(nbr, pieces, side))
+    p = 1.0 / (1.0 + math.exp(-e / EVAL_SCALE))
+    out[side] = p
+    out[1 - side] = 1.0 - p
 
 
 @kernel
@@ -405,8 +478,15 @@ def mcts_rewards(t, state, out):
 @nb.cfunc(PLAYOUT_SIG, cache=True)
 def mcts_playout(t, state, stream, scratch, out):
     nbr, rays, mid, keys = geometry(t)
-    plies = random_playout(nbr, mid, rays, keys, state, stream, scratch)
-    write_rewards(state, out)
+    if t[TB_PLAYOUT] == PLAYOUT_GREEDY:
+        plies = greedy_playout(nbr, mid, rays, keys, state, stream, scratch,
+                               t[TB_PLAYOUT_PLIES])
+    else:
+        plies = random_playout(nbr, mid, rays, keys, state, stream, scratch)
+    if state[S_REASON] == NO_RESULT:
+        material_rewards(nbr, state, out)
+    else:
+        write_rewards(state, out)
     return plies
 
 
@@ -426,20 +506,44 @@ KERNELS = AgentKernels(mcts_legal, mcts_apply, mcts_seat, mcts_rewards, mcts_pla
 @nb.njit(cache=True)
 def pack_tables(nbr: np.ndarray, rays: np.ndarray, mid: np.ndarray,
                 keys: np.ndarray) -> np.ndarray:
-    """The flat table (module docstring) of these geometry arrays and Zobrist keys."""
+    """The flat table (module docstring) of these geometry arrays and Zobrist keys, with
+    the random playout (:data:`PLAYOUT_RANDOM` at :data:`TB_PLAYOUT`)."""
     t = np.empty(TABLES_SIZE, dtype=np.int64)
     t[TB_NBR:TB_RAYS] = nbr.ravel()
     t[TB_RAYS:TB_MID] = rays.ravel()
     t[TB_MID:TB_KEYS] = mid.ravel()
-    t[TB_KEYS:TABLES_SIZE] = keys.view(np.int64)
+    t[TB_KEYS:TB_PLAYOUT] = keys.view(np.int64)
+    t[TB_PLAYOUT] = PLAYOUT_RANDOM
+    t[TB_PLAYOUT_PLIES] = 0
     return t
 
 
+PLAYOUT_FORMS = f"random, greedy or greedy:K (1 <= K <= {MAX_PLAYOUT_PLIES})"
+
+
+def check_playout(playout: str) -> tuple[int, int]:
+    """``(TB_PLAYOUT value, TB_PLAYOUT_PLIES value)`` of a playout name: "random",
+    "greedy" (to the end) or "greedy:K" (cut after K turns); else ``ValueError`` with one
+    line."""
+    if isinstance(playout, str):
+        name, colon, k = playout.partition(":")
+        if name in PLAYOUTS and not colon:
+            return PLAYOUTS[name], 0
+        if name == "greedy" and k.isascii() and k.isdigit() and \
+                1 <= int(k) <= MAX_PLAYOUT_PLIES:
+            return PLAYOUT_GREEDY, int(k)
+    raise ValueError(f"playout must be {PLAYOUT_FORMS}, got {playout!r}")
+
+
 @functools.cache
-def flat_tables() -> np.ndarray:
-    """The flat ``int64`` table (built once, read-only)."""
+def flat_tables(playout: str = "random") -> np.ndarray:
+    """The flat ``int64`` table with this playout (:func:`check_playout`; built once per
+    playout, read-only)."""
+    kind, plies = check_playout(playout)
     g = tables()
     t = pack_tables(g.nbr, g.rays, g.mid, zobrist_keys())
+    t[TB_PLAYOUT] = kind
+    t[TB_PLAYOUT_PLIES] = plies
     t.setflags(write=False)
     return t
 
@@ -467,8 +571,11 @@ def from_position(pieces: Pieces, side: int = 0, ply_cap: int = DEFAULT_PLY_CAP,
     return _start(flat_tables(), arr, np.int64(side), np.int64(ply), np.int64(ply_cap))
 
 
-def initial_state(ply_cap: int = DEFAULT_PLY_CAP) -> np.ndarray:
-    """The state of a new game (the setup, seat 0 to move)."""
+def initial_state(ply_cap: int = DEFAULT_PLY_CAP, playout: str = "random") -> np.ndarray:
+    """The state of a new game (the setup, seat 0 to move).  ``playout`` is checked and
+    otherwise ignored (the playout lives in the table): the registry passes the same
+    options to :func:`agent_game` and here."""
+    check_playout(playout)
     return from_position(initial_pieces(), 0, ply_cap)
 
 
@@ -526,13 +633,17 @@ def tree_capacity(simulations: int) -> int:
 
 
 @functools.cache
-def agent_game(ply_cap: int = DEFAULT_PLY_CAP) -> AgentGame:
-    """Tabula Trivium for the agents (:class:`trilab.solver.mcts.AgentGame`).  The ply
-    cap lives in the state (:func:`initial_state`); it is an option here so that the
-    registry passes the same options to both."""
+def agent_game(ply_cap: int = DEFAULT_PLY_CAP, playout: str = "random") -> AgentGame:
+    """Tabula Trivium for the agents (:class:`trilab.solver.mcts.AgentGame`), whose
+    playouts (``AgentGame.playout`` and the search's) play ``playout`` for both seats:
+    "random" or "greedy" to the end of the game (module docstring), or "greedy:K", which
+    stops after K turns: the state may then go on, with the material rewards of
+    :func:`material_rewards` (the ``mcts-greedy:N:K`` policy).  The ply cap lives in the
+    state (:func:`initial_state`); it is an option here so that the registry passes the
+    same options to both.  Bad options: ``ValueError`` with one line."""
     check_ply_cap(ply_cap)
     return AgentGame(name="tabula-trivium", n_seats=2, kernels=KERNELS,
-                     tables=np.array(flat_tables()), max_actions=MAX_ACTIONS,
+                     tables=np.array(flat_tables(playout)), max_actions=MAX_ACTIONS,
                      playout_scratch=PLAYOUT_SCRATCH)
 
 
@@ -645,16 +756,21 @@ def choose_action(w: MctsWork) -> int:
 def mcts_turn(legal, apply, seat, rewards, playout, chance, w: MctsWork,
               pieces: np.ndarray, side: int, ply: int, ply_cap: int, hist: np.ndarray,
               since: int, stream: np.ndarray, simulations: int, exploration: float,
-              out: np.ndarray) -> None:
-    """The ``mcts:N`` policy inside a game loop: ``simulations`` simulations of
-    :func:`trilab.solver.mcts._search` from the game in progress (bitboards ``pieces``,
-    ``side`` to move after ``ply`` turns, Zobrist history ``hist[since .. ply]``), on a
-    tree of :func:`tree_capacity` nodes, drawing from ``stream``; writes the chosen turn
-    into ``out`` (``T_PF`` .. ``T_ST``).  The game must go on.  ``legal .. chance``: the
+              playout_kind: int, playout_plies: int, out: np.ndarray) -> None:
+    """The ``mcts:N`` (``playout_kind`` :data:`PLAYOUT_RANDOM`) and ``mcts-greedy:N[:K]``
+    (:data:`PLAYOUT_GREEDY`, ``playout_plies`` K or 0) policies inside a game loop:
+    ``simulations`` simulations of :func:`trilab.solver.mcts._search` from the game in
+    progress (bitboards ``pieces``, ``side`` to move after ``ply`` turns, Zobrist history
+    ``hist[since .. ply]``), on a tree of :func:`tree_capacity` nodes, with that playout
+    (written into ``w.tables`` at :data:`TB_PLAYOUT` and :data:`TB_PLAYOUT_PLIES`),
+    drawing from ``stream``; writes the chosen turn into
+    ``out`` (``T_PF`` .. ``T_ST``).  The game must go on.  ``legal .. chance``: the
     :data:`KERNELS` (cfuncs come in as arguments, one by one: a cached compiled function
     cannot hold their addresses, and a tuple of them is typed by an experimental path)."""
     fill_state(w.root, pieces, side, ply, ply_cap, hist, since)
     reset_tree(w)
+    w.tables[TB_PLAYOUT] = playout_kind
+    w.tables[TB_PLAYOUT_PLIES] = playout_plies
     cap = min(tree_nodes(simulations), w.first_child.shape[0])
     mcts._search(legal, apply, seat, rewards, playout, chance, w.tables, w.root, stream,
                  w.first_child[:cap], w.n_children[:cap], w.action[:cap], w.mover[:cap],

@@ -40,15 +40,32 @@ marks a decision of this project):
   included).  It is played by the game loop
   (:func:`solver.tabula_trivium.play_game`), not by :func:`choose_turn`, and
   draws from the game's stream like the others.
+* ``mcts-greedy:N`` (1 <= N <= :data:`MAX_SIMULATIONS`): the same search
+  whose playouts are played by ``greedy`` for both seats to the end of the
+  game (its draws, from the same stream) instead of uniformly random turns;
+  also played by the game loop.
+* ``mcts-greedy:N:K`` (1 <= K <= :data:`MAX_PLAYOUT_PLIES`): ``mcts-greedy:N``
+  whose playouts stop after K turns, a game that goes on then being scored
+  from the material (:func:`evaluate` squashed to [0, 1], see
+  :func:`solver.tabula_trivium_agents.material_rewards`) **[choice]**: greedy
+  playouts to the end are slow (from the setup about 380 turns, 86 to 89
+  games in 100 reaching the ply cap of 400) and their draws say little.  Measured (20
+  games in each seat order, seed 1): ``mcts-greedy:40`` loses all 40 to
+  ``greedy``, ``mcts-greedy:200:4`` wins all 40.  More simulations are not
+  always stronger: ``mcts-greedy:1000:4`` won 26 of 40, ``mcts-greedy:3000:4``
+  18 of 40 (likely because, with ~160 turns a node, the visits of a large
+  tree average over mostly harmless replies).
 
 Full turns are listed by pawn movement (list order), then stone movement
 (list order).  A turn whose pawn movement ends the game, or after which no
 stone can move, has no stone movement.
 
 Buffers: every kernel works in a :class:`Workspace` made by
-:func:`new_workspace` (the kernels allocate nothing).  Its ``turns`` rows are
-full turns plus a greedy class column :data:`T_CLASS`; its ``stack`` has one
-row per search level with the columns :data:`S_N_PAWN` .. :data:`S_SIDE`.
+:func:`new_workspace`, or carved by :func:`workspace_in` out of
+:data:`WORKSPACE_SIZE` numbers of a caller's ``int64`` buffer (the kernels
+allocate nothing).  Its ``turns`` rows are full turns plus a greedy class
+column :data:`T_CLASS`; its ``stack`` has one row per search level with the
+columns :data:`S_N_PAWN` .. :data:`S_SIDE`.
 """
 
 from __future__ import annotations
@@ -96,17 +113,27 @@ MAX_DEPTH = 4
 """Deepest lookahead accepted by :func:`parse_policy`."""
 MAX_SIMULATIONS = 10_000_000
 """Most MCTS simulations per turn accepted by :func:`parse_policy`."""
+MAX_PLAYOUT_PLIES = 10_000
+"""Longest playout cutoff K of ``mcts-greedy:N:K`` (one beyond the ply cap plays to the
+end)."""
 
-POLICY_RANDOM, POLICY_GREEDY, POLICY_LOOKAHEAD, POLICY_MCTS = 0, 1, 2, 3
+POLICY_RANDOM, POLICY_GREEDY, POLICY_LOOKAHEAD, POLICY_MCTS, POLICY_MCTS_GREEDY = range(5)
 POLICIES = {
     "random": "uniform pawn movement, then uniform stone movement",
     "greedy": "captures (winning ones first), else a turn leaving nothing capturable, else any",
     "lookahead:D": f"depth-D alpha-beta over full turns (1 <= D <= {MAX_DEPTH}), "
     "material + pawn mobility, ties random",
     "mcts:N": "Monte Carlo tree search (UCT + solver, random playouts), N simulations per turn",
+    "mcts-greedy:N": "Monte Carlo tree search (UCT + solver) with greedy playouts, "
+    "N simulations per turn",
+    "mcts-greedy:N:K": f"mcts-greedy:N, playouts cut after K turns (1 <= K <= "
+    f"{MAX_PLAYOUT_PLIES}) and scored by material",
 }
-POLICY_FORMS = (f"random, greedy, lookahead:D (1 <= D <= {MAX_DEPTH}) "
-                f"or mcts:N (1 <= N <= {MAX_SIMULATIONS})")
+POLICY_FORMS = (f"random, greedy, lookahead:D (1 <= D <= {MAX_DEPTH}), "
+                f"mcts:N, mcts-greedy:N (1 <= N <= {MAX_SIMULATIONS}) "
+                f"or mcts-greedy:N:K (1 <= K <= {MAX_PLAYOUT_PLIES})")
+MCTS_NAMES = {"mcts": POLICY_MCTS, "mcts-greedy": POLICY_MCTS_GREEDY}
+"""The tree-search policy names (before ``:N``) and their kinds."""
 
 # Greedy classes of pawn movements and of full turns.
 PCAT_OWN, PCAT_STEP, PCAT_CAPTURE, PCAT_WINNING = 0, 1, 2, 3
@@ -154,6 +181,43 @@ def new_workspace() -> Workspace:
         np.empty((MAX_DEPTH + 1, MAX_PAWN_MOVES, 3), dtype=np.int64),
         np.empty((MAX_DEPTH + 1, MAX_STONE_MOVES, 2), dtype=np.int64),
         np.empty((MAX_DEPTH + 1, STACK_COLS), dtype=np.int64),
+    )
+
+
+_LEVELS = MAX_DEPTH + 1
+# Offsets of the Workspace fields in a flat int64 buffer (workspace_in), in field order.
+WS_PAWN_MOVES = 0
+WS_STONE_MOVES = WS_PAWN_MOVES + MAX_PAWN_MOVES * 3
+WS_TURNS = WS_STONE_MOVES + MAX_STONE_MOVES * 2
+WS_PAWN_CLASS = WS_TURNS + MAX_TURNS * TURN_COLS
+WS_AFTER = WS_PAWN_CLASS + MAX_PAWN_MOVES
+WS_CHILD = WS_AFTER + 4
+WS_STACK_PIECES = WS_CHILD + 4
+WS_STACK_AFTER = WS_STACK_PIECES + _LEVELS * 4
+WS_STACK_PAWN_MOVES = WS_STACK_AFTER + _LEVELS * 4
+WS_STACK_STONE_MOVES = WS_STACK_PAWN_MOVES + _LEVELS * MAX_PAWN_MOVES * 3
+WS_STACK = WS_STACK_STONE_MOVES + _LEVELS * MAX_STONE_MOVES * 2
+WORKSPACE_SIZE = WS_STACK + _LEVELS * STACK_COLS
+"""``int64`` numbers of a :class:`Workspace` carved by :func:`workspace_in`."""
+
+
+@kernel(inline="always")
+def workspace_in(buf: np.ndarray) -> Workspace:
+    """A :class:`Workspace` of views into ``buf`` (``int64``, contiguous, at least
+    :data:`WORKSPACE_SIZE` numbers; the ``uint64`` fields reinterpret their numbers), the
+    same shapes as :func:`new_workspace`; nothing is allocated or initialised."""
+    return Workspace(
+        buf[WS_PAWN_MOVES:WS_STONE_MOVES].reshape((MAX_PAWN_MOVES, 3)),
+        buf[WS_STONE_MOVES:WS_TURNS].reshape((MAX_STONE_MOVES, 2)),
+        buf[WS_TURNS:WS_PAWN_CLASS].reshape((MAX_TURNS, TURN_COLS)),
+        buf[WS_PAWN_CLASS:WS_AFTER],
+        buf[WS_AFTER:WS_CHILD].view(np.uint64),
+        buf[WS_CHILD:WS_STACK_PIECES].view(np.uint64),
+        buf[WS_STACK_PIECES:WS_STACK_AFTER].view(np.uint64).reshape((_LEVELS, 4)),
+        buf[WS_STACK_AFTER:WS_STACK_PAWN_MOVES].view(np.uint64).reshape((_LEVELS, 4)),
+        buf[WS_STACK_PAWN_MOVES:WS_STACK_STONE_MOVES].reshape((_LEVELS, MAX_PAWN_MOVES, 3)),
+        buf[WS_STACK_STONE_MOVES:WS_STACK].reshape((_LEVELS, MAX_STONE_MOVES, 2)),
+        buf[WS_STACK:WORKSPACE_SIZE].reshape((_LEVELS, STACK_COLS)),
     )
 
 
@@ -456,7 +520,8 @@ def choose_turn(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.n
     """Write the turn ``(pf, pt, pc, sf, st)`` chosen by the policy into ``out``.
 
     ``side`` must have a pawn movement.  ``sf = st = -1``: no stone movement.
-    ``kind`` is random, greedy or lookahead (``mcts:N`` is played by the game loop)."""
+    ``kind`` is random, greedy or lookahead (``mcts:N`` and ``mcts-greedy:N`` are played
+    by the game loop)."""
     if kind == POLICY_RANDOM:
         random_turn(nbr, mid, rays, pieces, side, st, ws, out)
     elif kind == POLICY_GREEDY:
@@ -468,34 +533,63 @@ def choose_turn(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.n
 # ------------------------------------------------------------------ names
 
 
-def parse_policy(text: str) -> tuple[int, int]:
-    """``(kind, arg)`` of a policy name: ``arg`` is the depth of ``lookahead:D``, the
-    simulations of ``mcts:N``, else 0; ``ValueError`` with one line if it is none."""
+class PolicySpec(NamedTuple):
+    """A parsed policy name (:func:`parse_policy_spec`)."""
+
+    kind: int  # POLICY_RANDOM .. POLICY_MCTS_GREEDY
+    arg: int  # the depth of lookahead:D, the simulations of mcts:N / mcts-greedy:N, else 0
+    playout_plies: int  # K of mcts-greedy:N:K, else 0 (playouts to the end)
+
+
+def _bounded(text: str, high: int) -> bool:
+    """``text`` is an ASCII integer in ``1 .. high``."""
+    return text.isascii() and text.isdigit() and 1 <= int(text) <= high
+
+
+def parse_policy_spec(text: str) -> PolicySpec:
+    """The :class:`PolicySpec` of a policy name; ``ValueError`` with one line if it is
+    none."""
     if not isinstance(text, str):
         raise ValueError(f"policy must be a string, got {text!r}")
     name = text.strip()
     if name == "random":
-        return POLICY_RANDOM, 0
+        return PolicySpec(POLICY_RANDOM, 0, 0)
     if name == "greedy":
-        return POLICY_GREEDY, 0
+        return PolicySpec(POLICY_GREEDY, 0, 0)
     if name.startswith("lookahead:"):
         arg = name.split(":", 1)[1]
         if not arg.isdigit() or not 1 <= int(arg) <= MAX_DEPTH:
             raise ValueError(
                 f"bad lookahead depth {arg!r} in {name!r}: expected an integer 1..{MAX_DEPTH}"
             )
-        return POLICY_LOOKAHEAD, int(arg)
-    if name.startswith("mcts:"):
-        arg = name.split(":", 1)[1]
+        return PolicySpec(POLICY_LOOKAHEAD, int(arg), 0)
+    head, colon, arg = name.partition(":")
+    if colon and head in MCTS_NAMES:
+        cut = ""
+        if head == "mcts-greedy" and ":" in arg:
+            arg, _, cut = arg.partition(":")
+            if not _bounded(cut, MAX_PLAYOUT_PLIES):
+                raise ValueError(
+                    f"bad {head} playout cutoff {cut!r} in {name!r}: expected an integer "
+                    f"1..{MAX_PLAYOUT_PLIES} (turns before the material score)"
+                )
         if arg.endswith("s") and arg[:-1].replace(".", "", 1).isdigit():
             raise ValueError(
-                f"bad mcts simulations {arg!r} in {name!r}: a time budget is not "
-                "reproducible in a study; give simulations per turn, mcts:N"
+                f"bad {head} simulations {arg!r} in {name!r}: a time budget is not "
+                f"reproducible in a study; give simulations per turn, {head}:N"
             )
-        if not (arg.isascii() and arg.isdigit()) or not 1 <= int(arg) <= MAX_SIMULATIONS:
+        if not _bounded(arg, MAX_SIMULATIONS):
             raise ValueError(
-                f"bad mcts simulations {arg!r} in {name!r}: expected an integer "
+                f"bad {head} simulations {arg!r} in {name!r}: expected an integer "
                 f"1..{MAX_SIMULATIONS}"
             )
-        return POLICY_MCTS, int(arg)
+        return PolicySpec(MCTS_NAMES[head], int(arg), int(cut) if cut else 0)
     raise ValueError(f"unknown policy {name!r}: expected {POLICY_FORMS}")
+
+
+def parse_policy(text: str) -> tuple[int, int]:
+    """``(kind, arg)`` of a policy name (:class:`PolicySpec` without the playout
+    cutoff): ``arg`` is the depth of ``lookahead:D``, the simulations of ``mcts:N`` and
+    ``mcts-greedy:N[:K]``, else 0; ``ValueError`` with one line if it is none."""
+    spec = parse_policy_spec(text)
+    return spec.kind, spec.arg

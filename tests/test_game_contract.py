@@ -138,7 +138,7 @@ def test_engines_never_import_the_studies_or_the_cli():
 def test_engine_equals_reference_on_seeded_games(name):
     info, spec = games.GAMES[name], _spec(name)
     for options in info.examples:
-        if any(p.startswith("mcts:") for p in options.get("policies", [])):
+        if any(p.startswith(("mcts:", "mcts-")) for p in options.get("policies", [])):
             continue  # the references have no MCTS (see GameInfo.examples)
         config = spec.make_config(options)
         res = simulate(spec, config, REFERENCE_GAMES, seed=5, chunk=4)

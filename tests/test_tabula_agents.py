@@ -4,7 +4,10 @@ The kernels against the engine's turn lists and the pure-Python reference:
 legal turns, the position after each one, end rules and rewards on whole
 games (random turns, random playouts, a ply cap, a scripted repetition); the
 MCTS agent on them (reproducible, takes an immediate win); ``mcts:N`` in the
-Monte Carlo study (parsing, chunking, the same move as the Python search).
+Monte Carlo study (parsing, chunking, the same move as the Python search);
+the greedy playouts (the engine's greedy-vs-greedy games, move by move
+against the reference; the cutoff and its material score) and
+``mcts-greedy:N[:K]`` likewise.
 """
 
 from __future__ import annotations
@@ -375,23 +378,32 @@ def test_mcts_games_do_not_depend_on_chunking():
     assert not np.array_equal(_chunk(swapped, 5, 0, 4)[3], whole[3])
 
 
+def _playout_name(spec: tt.PolicySpec) -> str:
+    """``agent_game``'s playout of an ``mcts:N`` / ``mcts-greedy:N[:K]`` policy."""
+    if spec.kind == tt.POLICY_MCTS:
+        return "random"
+    return f"greedy:{spec.playout_plies}" if spec.playout_plies else "greedy"
+
+
 def _python_game(seed: int, g: int, policies: list[str], ply_cap: int
                  ) -> tuple[int, int, int, int]:
-    """Game ``g`` of ``mcts:N`` against ``random`` (``policies``, one per seat) played in
-    Python: ``AgentGame.search`` (a fresh tree of the same size) and the random policy's
-    draws, from the game's one stream; ``(winners, plies, reason, digest)``."""
+    """Game ``g`` of ``mcts:N`` / ``mcts-greedy:N[:K]`` against ``random`` or each other
+    (``policies``, one per seat) played in Python: ``AgentGame.search`` (a fresh tree of
+    the same size, the seat's playout) and the random policy's draws, from the game's one
+    stream; ``(winners, plies, reason, digest)``."""
     game = ag.agent_game(ply_cap)
     state = ag.initial_state(ply_cap)
     stream = _stream(seed, g)
     digest = 0
     while game.legal(state):
         side = game.seat(state)
-        kind, sims = tt.parse_policy(policies[side])
-        if kind == tt.POLICY_MCTS:
-            code = game.search(state, mcts.AgentSpec(simulations=sims), stream,
-                               max_nodes=ag.tree_capacity(sims)).action
+        spec = tt.parse_policy_spec(policies[side])
+        if spec.kind in (tt.POLICY_MCTS, tt.POLICY_MCTS_GREEDY):
+            searcher = ag.agent_game(ply_cap, _playout_name(spec))
+            code = searcher.search(state, mcts.AgentSpec(simulations=spec.arg), stream,
+                                   max_nodes=ag.tree_capacity(spec.arg)).action
         else:
-            assert kind == tt.POLICY_RANDOM
+            assert spec.kind == tt.POLICY_RANDOM
             pieces = ag.pieces_of(state)
             pms = tt.legal_pawn_moves(pieces, side)
             pm = pms[rngmod.below(stream, len(pms))]
@@ -419,3 +431,203 @@ def test_the_game_loop_plays_the_python_search_moves(policies):
     first = ag.agent_game().search(ag.initial_state(), mcts.AgentSpec(simulations=30),
                                    _stream(9, 0), max_nodes=ag.tree_capacity(30))
     assert ag.code_of((*pm, *(sm if sm else (-1, -1)))) == first.action
+
+
+# ------------------------------------------------------------------ greedy playouts
+
+
+def _reference_greedy_boards(seed: int, g: int, plies: int):
+    """The reference's greedy-vs-greedy game ``g``: ``(boards, stream states, result)``
+    after each of its first ``plies`` turns (fewer if it ends), the turns drawn by
+    ``tabula_trivium_reference.choose_turn`` from ``PyRng(seed, g)``."""
+    pyrng = rngmod.PyRng(seed, g)
+    rg = RefGame(ref.DEFAULT_PLY_CAP)
+    boards, states = [], []
+    while rg.result is None and len(boards) < plies:
+        rg.play(*ref.choose_turn("greedy", rg.board, rg.side, pyrng))
+        boards.append(rg.board)
+        states.append(pyrng.state)
+    return boards, states, rg.result
+
+
+def test_greedy_playouts_are_the_greedy_policy_games():
+    """A greedy playout from the initial state with the stream of game ``g`` is the
+    engine's greedy-vs-greedy game ``g``: same winners, length and end reason (some of
+    these games are decided, most reach the ply cap), rewards of that result."""
+    game = ag.agent_game(playout="greedy")
+    n = 40
+    w, length, reason, _ = tt.play_games({"policies": ["greedy"]}, 7, 0, n)
+    for g in range(n):
+        state = ag.initial_state()
+        plies, rewards = game.playout(state, _stream(7, g))
+        assert (ag.result_of(state), plies) == ((int(w[g]), int(reason[g])), int(length[g]))
+        assert game.legal(state) == [] and rewards == game.rewards(state)
+    assert 3 <= (reason != tt.R_PLY_CAP).sum() < n
+    random_game = ag.agent_game()
+    state = ag.initial_state()
+    assert random_game.playout(state, _stream(7, 0))[0] != int(length[0])  # tables differ
+
+
+def test_greedy_playout_plays_the_reference_greedy_game_turn_by_turn():
+    """Game 16 of seed 7 (greedy-vs-greedy, seat 0 wins by blocking at ply 167): the
+    greedy playout cut by a ply cap ``k`` stops at the reference's position after ``k``
+    turns, with the stream where the reference's ``PyRng`` is (one draw a turn), for
+    every ``k``; uncapped, it ends with the reference's result."""
+    boards, states, result = _reference_greedy_boards(7, 16, 400)
+    assert len(boards) == 167 and result == (1, tt.R_BLOCKED)
+    for k, (board, pystate) in enumerate(zip(boards, states), start=1):
+        game = ag.agent_game(k, "greedy")
+        state = ag.initial_state(k)
+        stream = _stream(7, 16)
+        plies, _ = game.playout(state, stream)
+        assert plies == k and ag.pieces_of(state) == to_pieces(board), k
+        assert int(stream[0]) == pystate
+        assert ag.result_of(state)[1] == (tt.R_BLOCKED if k == 167 else tt.R_PLY_CAP)
+    state = ag.initial_state()
+    assert ag.agent_game(playout="greedy").playout(state, _stream(7, 16)) == (167, [1.0, 0.0])
+    assert ag.result_of(state) == result
+
+
+@pytest.mark.parametrize("k", [1, 4, 9])
+def test_cut_greedy_playouts_stop_after_k_turns_and_score_material(k):
+    """``playout="greedy:K"``: the same turns as the greedy playout, stopped after K
+    turns (where a ply cap of K stops the uncut one), the game going on; the rewards are
+    the logistic of ``evaluate`` for the side to move (summing to 1).  A game decided
+    within K turns ends as uncut."""
+    cut = ag.agent_game(playout=f"greedy:{k}")
+    for g in range(3):
+        state = ag.initial_state()
+        plies, rewards = cut.playout(state, _stream(5, g))
+        capped = ag.initial_state(k)
+        ag.agent_game(k, "greedy").playout(capped, _stream(5, g))
+        assert plies == k and ag.pieces_of(state) == ag.pieces_of(capped)
+        assert ag.result_of(state) == (0, -1) and cut.legal(state)
+        side = cut.seat(state)
+        t = tt.tables()
+        pieces = np.array(ag.pieces_of(state), dtype=np.uint64)
+        e = tt.evaluate(t.nbr, pieces, side, tt.count_pawn_moves(t.nbr, pieces, side))
+        mine = 1.0 / (1.0 + np.exp(-e / ag.EVAL_SCALE))
+        assert rewards[side] == pytest.approx(mine) and sum(rewards) == pytest.approx(1.0)
+        assert 0.0 < rewards[0] < 1.0
+    start = ag.from_position(diagram(WINNING_JUMP), side=0)
+    decided = start.copy()
+    plies, rewards = ag.agent_game(playout="greedy:50").playout(decided, _stream(1))
+    assert plies == 1 and rewards == [1.0, 0.0] and cut.legal(decided) == []
+
+
+@pytest.mark.parametrize("playout, needle", [
+    ("smart", "playout must be random, greedy or greedy:K"), ("greedy:0", "greedy:K"),
+    ("greedy:x", "greedy:K"), ("random:4", "greedy:K"), (3, "greedy:K"),
+    (f"greedy:{tt.MAX_PLAYOUT_PLIES + 1}", "greedy:K"),
+])
+def test_bad_playouts_give_one_line(playout, needle):
+    for call in (lambda: ag.agent_game(playout=playout),
+                 lambda: ag.initial_state(playout=playout)):
+        with pytest.raises(ValueError) as exc:
+            call()
+        assert needle in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_one_set_of_kernels_serves_every_playout():
+    """The playout lives in the table: the same cfuncs, tables differing only at
+    ``TB_PLAYOUT`` / ``TB_PLAYOUT_PLIES``; ``initial_state`` ignores the playout."""
+    games = [ag.agent_game(playout=p) for p in ("random", "greedy", "greedy:7")]
+    assert all(g.kernels is ag.KERNELS for g in games)
+    fields = [(int(g.tables[ag.TB_PLAYOUT]), int(g.tables[ag.TB_PLAYOUT_PLIES])) for g in games]
+    assert fields == [(ag.PLAYOUT_RANDOM, 0), (ag.PLAYOUT_GREEDY, 0), (ag.PLAYOUT_GREEDY, 7)]
+    for g in games[1:]:
+        np.testing.assert_array_equal(g.tables[:ag.TB_PLAYOUT], games[0].tables[:ag.TB_PLAYOUT])
+    assert np.array_equal(ag.initial_state(30, "greedy:3"), ag.initial_state(30))
+
+
+# ------------------------------------------------------------------ the mcts-greedy:N policy
+
+
+def test_mcts_greedy_policy_parses():
+    assert tt.parse_policy("mcts-greedy:200") == (tt.POLICY_MCTS_GREEDY, 200)
+    assert tt.parse_policy(" mcts-greedy:1 ") == (tt.POLICY_MCTS_GREEDY, 1)
+    assert tt.parse_policy("mcts-greedy:50:4") == (tt.POLICY_MCTS_GREEDY, 50)
+    assert tt.parse_policy_spec("mcts-greedy:50:4") == (tt.POLICY_MCTS_GREEDY, 50, 4)
+    assert tt.parse_policy_spec("mcts-greedy:50") == (tt.POLICY_MCTS_GREEDY, 50, 0)
+    assert tt.parse_policy_spec("mcts:50") == (tt.POLICY_MCTS, 50, 0)
+    cfg = tt.make_config({"policies": ["mcts-greedy:20:3", "mcts-greedy:7"]})
+    assert cfg.seat_policies == ("mcts-greedy:20:3", "mcts-greedy:7")
+    assert list(cfg.icfg[tt.I_CUT0:tt.I_CUT0 + 2]) == [3, 0]
+    assert {"mcts-greedy:N", "mcts-greedy:N:K"} <= set(tt.POLICIES)
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("mcts-greedy:0", "bad mcts-greedy simulations '0'"),
+    ("mcts-greedy:-5", "bad mcts-greedy simulations '-5'"),
+    ("mcts-greedy:abc", "bad mcts-greedy simulations 'abc'"),
+    ("mcts-greedy:", "bad mcts-greedy simulations ''"),
+    ("mcts-greedy:1.5", "bad mcts-greedy simulations '1.5'"),
+    ("mcts-greedy:2s", "time budget"), ("mcts-greedy:2s:4", "time budget"),
+    (f"mcts-greedy:{tt.MAX_SIMULATIONS + 1}", "expected an integer 1..10000000"),
+    ("mcts-greedy:10:0", "bad mcts-greedy playout cutoff '0'"),
+    ("mcts-greedy:10:", "bad mcts-greedy playout cutoff ''"),
+    ("mcts-greedy:10:4:2", "bad mcts-greedy playout cutoff '4:2'"),
+    (f"mcts-greedy:10:{tt.MAX_PLAYOUT_PLIES + 1}", "expected an integer 1..10000 (turns"),
+    ("mcts:10:4", "bad mcts simulations '10:4'"),
+    ("mcts-greedy", "unknown policy 'mcts-greedy'"),
+    ("mcts_greedy:5", "unknown policy 'mcts_greedy:5'"),
+])
+def test_bad_mcts_greedy_policies_give_one_line(text, needle):
+    for call in (lambda: tt.parse_policy(text), lambda: tt.make_config({"policies": [text]})):
+        with pytest.raises(ValueError) as exc:
+            call()
+        assert needle in str(exc.value) and "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize("policies", [["mcts-greedy:6", "greedy"],
+                                      ["lookahead:1", "mcts-greedy:24:4"]])
+def test_mcts_greedy_games_do_not_depend_on_chunking(policies):
+    """Whole chunk = game by game = the same chunk again (reproducible); valid
+    outcomes; the seat order matters."""
+    cfg = tt.make_config({"policies": policies, "ply_cap": 30})
+    whole = _chunk(cfg, 5, 0, 4)
+    single = [_chunk(cfg, 5, g, 1) for g in range(4)]
+    again = _chunk(cfg, 5, 0, 4)
+    for k in range(4):
+        np.testing.assert_array_equal(whole[k], np.concatenate([s[k] for s in single]))
+        np.testing.assert_array_equal(whole[k], again[k])
+    w, length, reason, _ = whole
+    assert (length >= 1).all() and (length <= 30).all()
+    np.testing.assert_array_equal(w == 0, np.isin(reason, [tt.R_PLY_CAP, tt.R_REPETITION]))
+    swapped = tt.make_config({"policies": policies[::-1], "ply_cap": 30})
+    assert not np.array_equal(_chunk(swapped, 5, 0, 4)[3], whole[3])
+
+
+@pytest.mark.parametrize("policies", [["mcts-greedy:8", "random"],
+                                      ["mcts:12", "mcts-greedy:10:3"]])
+def test_the_game_loop_plays_the_python_greedy_search_moves(policies):
+    """As for ``mcts:N``: the compiled game loop plays the moves of ``AgentGame.search``
+    on the agent game of the seat's playout, also when an ``mcts:N`` and an
+    ``mcts-greedy:N:K`` seat share the loop's table (the playout fields are set every
+    turn); ``decide`` searches like a first turn."""
+    options = {"policies": policies, "ply_cap": 24}
+    res = tt.play_games(options, 9, 0, 2)
+    for g in range(2):
+        assert _python_game(9, g, policies, 24) == tuple(int(a[g]) for a in res)
+    for policy, playout in (("mcts-greedy:30", "greedy"), ("mcts-greedy:30:5", "greedy:5")):
+        pm, sm, nxt = tt.decide(policy, tt.initial_pieces(), 0, 9, 0)
+        stream = _stream(9, 0)
+        first = ag.agent_game(playout=playout).search(
+            ag.initial_state(), mcts.AgentSpec(simulations=30), stream,
+            max_nodes=ag.tree_capacity(30))
+        assert ag.code_of((*pm, *(sm if sm else (-1, -1)))) == first.action
+        assert nxt == int(rngmod.next_u64(stream))
+
+
+@pytest.mark.parametrize("playout", ["greedy", "greedy:4"])
+def test_mcts_greedy_takes_an_immediate_win_and_is_reproducible(playout):
+    game = ag.agent_game(playout=playout)
+    start = ag.from_position(diagram(WINNING_JUMP), side=0)
+    res = game.search(start, mcts.AgentSpec(simulations=300), _stream(1))
+    assert res.action in _wins_at_once(game, start) and res.proven and res.value == 1.0
+    state = ag.initial_state()
+    spec = mcts.AgentSpec(simulations=40)
+    a = game.search(state, spec, _stream(11))
+    b = game.search(state, spec, _stream(11))
+    assert a.action == b.action and a.children == b.children and a.action in game.legal(state)
+    assert np.array_equal(state, ag.initial_state())
