@@ -47,11 +47,13 @@ results-balance: install
 	$(VENV)/bin/trilab balance trike --sizes 2-8 --exact
 	$(VENV)/bin/trilab balance trike --sizes 7,9,11,13 --agent mcts:10000 --games 20 --seed 2026
 
-# Tabula Trivium with the MCTS agent (random playouts): against random, greedy and
-# itself, both seat orders (about 40 minutes on one core at MCTS_GAMES=400).
+# Tabula Trivium with the MCTS agent: random playouts against random, greedy and
+# itself, then greedy playouts cut after 4 turns against greedy and itself, both
+# seat orders (about 50 minutes on one core at MCTS_GAMES=400).
 MCTS_GAMES ?= 400
 results-tabula-mcts: install
-	for pol in mcts:200,random random,mcts:200 mcts:200,greedy greedy,mcts:200 mcts:200; do \
+	for pol in mcts:200,random random,mcts:200 mcts:200,greedy greedy,mcts:200 mcts:200 \
+	    mcts-greedy:200:4,greedy greedy,mcts-greedy:200:4 mcts-greedy:200:4; do \
 	  $(VENV)/bin/trilab simulate tabula-trivium --policy $$pol --games $(MCTS_GAMES) \
 	    --seed 2026 --chunk 10 --jobs $(MC_JOBS) || exit 1; done
 	$(VENV)/bin/trilab report tabula-trivium
