@@ -89,7 +89,7 @@ def _trike_agents(ctx, param, value: str) -> str:
     value = _game("agents")(ctx, param, value)
     if value != "trike":
         raise click.BadParameter(f"{value!r}: this command plays trike only so far "
-                                 f"(tabula-trivium's agent: trilab simulate tabula-trivium "
+                                 f"(its agent plays in studies: trilab simulate {value} "
                                  f"--policy mcts:N,...)")
     return value
 

@@ -195,6 +195,9 @@ def _search(legal, apply, seat, rewards, playout, chance, tables, root, stream,
                         exact[node, s] = rew[s]
                     newly_proven = True
                 break
+            if depth + 1 >= path.shape[0]:  # the path buffer is full: evaluate here
+                playout(tables, state, stream, pscratch, rew)
+                break
             if first_child[node] == NO_CHILDREN:
                 n = legal(tables, state, actions)
                 if n == 0:  # the root is a finished game

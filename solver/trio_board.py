@@ -67,6 +67,15 @@ stream :func:`solver.rng.game_stream`; choosing among ``k`` candidates draws
   steps gained towards the nearest opponent Fortress.  Distances count steps
   through cells on the empty board (:func:`solver.trio_board_board.fortress_distances`),
   under the game's Fortress reading.
+* ``mcts:N`` (1 <= N <= :data:`MAX_SIMULATIONS`): the Monte Carlo tree search of
+  :mod:`solver.mcts` (UCT + MCTS-Solver, one reward per seat: max^n; random
+  playouts) with N simulations from the game in progress (ply count, ply cap and
+  ``lost_general`` option included), through the agent kernels of
+  :mod:`solver.trio_board_agents` (:func:`solver.trio_board_agents.mcts_turn`;
+  :func:`play_chunk` hands the kernels to the compiled loop).  Its draws (the
+  children's order, the playouts) come from the game's stream, so a game depends on
+  ``(seed, game)`` only, never on the chunking.  **[choice]** A seat with a single
+  legal move plays it without searching (no draw), as the other policies do.
 
 Results: ``(winners, length, reason, digest)``: the winner's bit (0 for no
 winner), the plies played (moves and passes), the index in :data:`END_REASONS`
@@ -94,6 +103,7 @@ import numba as nb
 import numpy as np
 from trilab.solver import rng
 from trilab.solver.jit import kernel
+from trilab.solver.mcts import DEFAULT_EXPLORATION
 from trilab.solver.montecarlo import GameConfig, GameSpec
 from trilab.solver.trio_board_board import (  # noqa: F401 (re-exported)
     DEFAULT_FORTRESS,
@@ -141,8 +151,18 @@ POLICIES = {
     "greedy": "a General into an opponent Fortress, else the most valuable capture, "
               "else the largest advance; ties uniform",
 }
-POLICY_RANDOM, POLICY_GREEDY = 0, 1
+"""The move-list policies (:func:`choose_move`, :func:`choose`)."""
+SEARCH_POLICIES = {
+    "mcts:N": "Monte Carlo tree search (UCT + solver, max^n, random playouts), "
+              "N simulations per move",
+}
+"""The policies that search through :mod:`solver.trio_board_agents` (study games only)."""
+POLICY_RANDOM, POLICY_GREEDY, POLICY_MCTS = 0, 1, 2
 POLICY_CODES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY}
+"""The policies without an argument (``choose_move``'s codes)."""
+MAX_SIMULATIONS = 10_000_000
+"""Most MCTS simulations per move accepted by :func:`parse_policy_spec`."""
+POLICY_FORMS = f"random, greedy or mcts:N (1 <= N <= {MAX_SIMULATIONS})"
 
 PASS_CODE = N_NODES * N_NODES
 """Digest code of a pass (a move folds ``from * N_NODES + to < PASS_CODE``)."""
@@ -172,7 +192,9 @@ BIT_INDEX.setflags(write=False)
 
 # icfg layout: header, then the tables
 I_PLY_CAP, I_FORTRESS, I_LOST, I_START_SIDE, I_POLICY = 0, 1, 2, 3, 4
-HEADER = I_POLICY + N_SEATS
+I_SIMS = I_POLICY + N_SEATS
+"""+ seat: the simulations of an ``mcts:N`` seat (0 for the other policies)."""
+HEADER = I_SIMS + N_SEATS
 OFF_NBR = HEADER
 OFF_NBR_MASK = OFF_NBR + N_CELLS * MAX_NEIGHBOURS
 OFF_FWD_MASK = OFF_NBR_MASK + N_CELLS
@@ -390,9 +412,12 @@ def reset_state(icfg: np.ndarray, init: np.ndarray, state: np.ndarray) -> None:
 def play_game(nbr: np.ndarray, nbr_mask: np.ndarray, fwd_mask: np.ndarray,
               fort_of: np.ndarray, zone: np.ndarray, dist: np.ndarray, bits: np.ndarray,
               init: np.ndarray, icfg: np.ndarray, st: np.ndarray, state: np.ndarray,
-              mfrom: np.ndarray, mto: np.ndarray, cand: np.ndarray
-              ) -> tuple[int, int, int, np.uint64]:
-    """One game from the start position: ``(winners, plies, reason, digest)``."""
+              mfrom: np.ndarray, mto: np.ndarray, cand: np.ndarray, legal, apply, seat,
+              rewards, playout, chance, mw) -> tuple[int, int, int, np.uint64]:
+    """One game from the start position: ``(winners, plies, reason, digest)``.  An
+    ``mcts:N`` seat searches with the agent kernels ``legal .. chance``
+    (:data:`solver.trio_board_agents.KERNELS`) in the buffers ``mw``
+    (:class:`solver.trio_board_agents.MctsWork`)."""
     reset_state(icfg, init, state)
     cap = icfg[I_PLY_CAP]
     lost = icfg[I_LOST]
@@ -412,9 +437,19 @@ def play_game(nbr: np.ndarray, nbr_mask: np.ndarray, fwd_mask: np.ndarray,
         if n == 0:
             digest = rng.digest_step(digest, np.int64(PASS_CODE))
         else:
-            i = choose_move(icfg[I_POLICY + side], state, side, dist, n, mfrom, mto, cand, st)
-            digest = rng.digest_step(digest, np.int64(mfrom[i] * N_NODES + mto[i]))
-            result = apply_move(state, mfrom[i], mto[i], lost)
+            policy = icfg[I_POLICY + side]
+            if policy != POLICY_MCTS:
+                i = choose_move(policy, state, side, dist, n, mfrom, mto, cand, st)
+                frm, to = mfrom[i], mto[i]
+            elif n == 1:
+                frm, to = mfrom[0], mto[0]
+            else:
+                code = agents.mcts_turn(legal, apply, seat, rewards, playout, chance, mw,
+                                        state, cap, lost, st, icfg[I_SIMS + side],
+                                        DEFAULT_EXPLORATION)
+                frm, to = code // N_NODES, code % N_NODES
+            digest = rng.digest_step(digest, np.int64(frm * N_NODES + to))
+            result = apply_move(state, frm, to, lost)
         state[S_PLY] = ply + 1
         state[S_SIDE] = (side + 1) % N_SEATS
         if result == R_FORTRESS:
@@ -439,11 +474,18 @@ def unpack_tables(icfg: np.ndarray):
 
 
 @nb.njit(cache=True)
-def play_chunk(seed, first_game, n_games, icfg, fcfg):
-    """Games ``first_game .. first_game + n_games - 1``; game ``g`` draws only from
-    ``rng.game_stream(seed, g)``.  Returns ``(winners, length, reason, digest)``:
-    three ``int64`` arrays and the ``uint64`` move digests, one entry per game."""
+def play_chunk_kernel(seed: np.uint64, first_game: int, n_games: int, icfg: np.ndarray,
+                      fcfg: np.ndarray, legal, apply, seat, rewards, playout, chance
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`play_chunk` given the agent kernels (the six cfuncs of
+    :data:`solver.trio_board_agents.KERNELS`, used by ``mcts:N`` seats; the search
+    buffers are allocated once per chunk, for the largest N)."""
     nbr, nbr_mask, fwd_mask, fort_of, zone, dist, bits, init = unpack_tables(icfg)
+    nodes = 1
+    for s in range(N_SEATS):
+        if icfg[I_POLICY + s] == POLICY_MCTS:
+            nodes = max(nodes, agents.tree_nodes(icfg[I_SIMS + s]))
+    mw = agents.new_mcts_work(icfg, icfg[I_PLY_CAP], nodes)
     state = np.zeros(STATE_SIZE, dtype=np.int64)
     mfrom = np.zeros(MAX_MOVES, dtype=np.int64)
     mto = np.zeros(MAX_MOVES, dtype=np.int64)
@@ -455,7 +497,8 @@ def play_chunk(seed, first_game, n_games, icfg, fcfg):
     for g in range(n_games):
         st = rng.game_stream(np.uint64(seed), np.uint64(first_game + g))
         w, n, r, d = play_game(nbr, nbr_mask, fwd_mask, fort_of, zone, dist, bits, init, icfg,
-                               st, state, mfrom, mto, cand)
+                               st, state, mfrom, mto, cand, legal, apply, seat, rewards,
+                               playout, chance, mw)
         winners[g] = w
         length[g] = n
         reason[g] = r
@@ -463,18 +506,48 @@ def play_chunk(seed, first_game, n_games, icfg, fcfg):
     return winners, length, reason, digest
 
 
+def play_chunk(seed: np.uint64, first_game: int, n_games: int, icfg: np.ndarray,
+               fcfg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Games ``first_game .. first_game + n_games - 1``; game ``g`` draws only from
+    ``rng.game_stream(seed, g)``.  Returns ``(winners, length, reason, digest)``:
+    three ``int64`` arrays and the ``uint64`` move digests, one entry per game.
+
+    A thin Python call of :func:`play_chunk_kernel` that hands it the agent kernels: a
+    ``cfunc`` is a first-class function argument of a compiled function, whereas one
+    referenced as a global would be compiled in as an address, which a cached compiled
+    function cannot keep across processes."""
+    return play_chunk_kernel(np.uint64(seed), np.int64(first_game), np.int64(n_games), icfg,
+                             fcfg, *agents.KERNELS)
+
+
 # ------------------------------------------------------------------ configuration
 
 OPTION_KEYS = ("policies", "fortress", "ply_cap", "lost_general")
 
 
-def parse_policy(text: str) -> str:
-    """The normalised policy name; ``ValueError`` naming the policies if unknown."""
+def parse_policy_spec(text: str) -> tuple[int, int]:
+    """``(policy code, simulations)`` of a policy name (simulations 0 but for
+    ``mcts:N``); ``ValueError`` with one line if it is none."""
     name = text.strip() if isinstance(text, str) else text
-    if name not in POLICY_CODES:
-        raise ValueError(f"unknown policy {text!r}; trio-board policies: "
-                         f"{', '.join(POLICIES)}")
-    return name
+    if name in POLICY_CODES:
+        return POLICY_CODES[name], 0
+    if isinstance(name, str) and name.partition(":")[0] == "mcts":
+        arg = name.partition(":")[2]
+        if arg.endswith("s") and arg[:-1].replace(".", "", 1).isdigit():
+            raise ValueError(f"bad mcts simulations {arg!r} in {name!r}: a time budget is "
+                             f"not reproducible in a study; give simulations per move, mcts:N")
+        if not (arg.isascii() and arg.isdigit() and 1 <= int(arg) <= MAX_SIMULATIONS):
+            raise ValueError(f"bad mcts simulations {arg!r} in {name!r}: expected an integer "
+                             f"1..{MAX_SIMULATIONS}")
+        return POLICY_MCTS, int(arg)
+    raise ValueError(f"unknown policy {text!r}; trio-board policies: {POLICY_FORMS}")
+
+
+def parse_policy(text: str) -> str:
+    """The normalised policy name (``mcts:N`` with N as given); ``ValueError`` with one
+    line naming the policies if it is none."""
+    code, sims = parse_policy_spec(text)
+    return f"mcts:{sims}" if code == POLICY_MCTS else text.strip()
 
 
 def make_config(options: dict) -> GameConfig:
@@ -509,7 +582,7 @@ def make_config(options: dict) -> GameConfig:
     icfg[I_LOST] = LOST_GENERAL_OPTIONS.index(lost)
     icfg[I_START_SIDE] = 0
     for s, name in enumerate(names):
-        icfg[I_POLICY + s] = POLICY_CODES[name]
+        icfg[I_POLICY + s], icfg[I_SIMS + s] = parse_policy_spec(name)
     icfg[OFF_NBR:OFF_NBR_MASK] = t.nbr.ravel()
     icfg[OFF_NBR_MASK:OFF_FWD_MASK] = t.nbr_mask
     icfg[OFF_FWD_MASK:OFF_FORT] = t.fwd_mask.ravel()
@@ -604,8 +677,12 @@ def _choose(policy: int, state: np.ndarray, seat: int, dist: np.ndarray, mfrom: 
 
 def choose(policy: str, pieces: Pieces, seat: int, fortress: str, seed: int, game: int
            ) -> tuple[Move | None, int]:
-    """The move ``policy`` plays for ``seat`` (None: a pass), drawing from
-    ``game_stream(seed, game)``, and the stream's next 64-bit output."""
+    """The move ``policy`` (random or greedy) plays for ``seat`` (None: a pass), drawing
+    from ``game_stream(seed, game)``, and the stream's next 64-bit output.  (``mcts:N``
+    searches through :mod:`solver.trio_board_agents`: ``agent_game().search``.)"""
+    if parse_policy(policy) not in POLICY_CODES:
+        raise ValueError(f"choose plays random or greedy, not {policy!r}: search with "
+                         "trio_board_agents.agent_game().search")
     state = new_state(pieces)
     mfrom, mto = _move_list(state, seat, fortress)
     if len(mfrom) == 0:
@@ -641,9 +718,14 @@ def play_games(options: dict, seed: int, first_game: int, n_games: int,
 SPEC = GameSpec(
     name="trio-board",
     end_reasons=END_REASONS,
-    policies=POLICIES,
+    policies={**POLICIES, **SEARCH_POLICIES},
     make_config=make_config,
     play_chunk=play_chunk,
     reference_game=reference_game,
     draw_reasons=DRAW_REASONS,
 )
+
+# The agent kernels compile against the rule kernels above, so their module is
+# imported last (it imports this one); the game loop reads ``agents.mcts_turn`` and
+# ``agents.KERNELS`` when it is first called.
+from trilab.solver import trio_board_agents as agents  # noqa: E402

@@ -226,6 +226,21 @@ def test_mcts_on_a_finished_game_raises():
         trike_arrays.agent_game(2).search(state, mcts.AgentSpec(simulations=10), _stream(1))
 
 
+def test_mcts_short_path_buffer_keeps_searching():
+    """A search deeper than its path buffer evaluates the deepest node by a
+    playout instead of writing past the buffer."""
+    game = trike_arrays.agent_game(6)
+    tree = mcts.new_tree(2, 100_000)
+    root = trike_arrays.new_state(6, pie=False)
+    scratch = mcts.Scratch(state=np.empty_like(root), actions=np.empty(64, dtype=np.int64),
+                           playout=np.empty(64, dtype=np.int64),
+                           rewards=np.zeros(2), path=np.empty(3, dtype=np.int64))
+    done = mcts._search(*game.kernels, game.tables, root, _stream(4), *tree[:-1],
+                        tree.counters, *scratch, 3000, 0.7)
+    assert done == 3000
+    assert tree.counters[mcts.C_NODES] > 1
+
+
 def test_mcts_full_tree_keeps_searching():
     game = trike_arrays.agent_game(5)
     res = game.search(trike_arrays.new_state(5, pie=False), mcts.AgentSpec(simulations=5000),
