@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint golden bench results results-mc results-8 results-agents results-balance results-tabula-mcts report clean
+.PHONY: install demo test lint golden bench results results-mc results-8 results-agents results-balance results-mcts report clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -47,16 +47,24 @@ results-balance: install
 	$(VENV)/bin/trilab balance trike --sizes 2-8 --exact
 	$(VENV)/bin/trilab balance trike --sizes 7,9,11,13 --agent mcts:10000 --games 20 --seed 2026
 
-# Tabula Trivium with the MCTS agent: random playouts against random, greedy and
-# itself, then greedy playouts cut after 4 turns against greedy and itself, both
-# seat orders (about 50 minutes on one core at MCTS_GAMES=400).
+# The MCTS agent in the simulated games (one core, about 1.5 hours in all):
+# Tabula Trivium with random playouts against random, greedy and itself, then
+# greedy playouts cut after 4 turns against greedy (both orders, MCTS_GAMES each)
+# and itself (MCTS_SELF_GAMES); Trio board mcts:1500 in seat 0 or 2 against greedy.
 MCTS_GAMES ?= 400
-results-tabula-mcts: install
+MCTS_SELF_GAMES ?= 4000
+results-mcts: install
 	for pol in mcts:200,random random,mcts:200 mcts:200,greedy greedy,mcts:200 mcts:200 \
-	    mcts-greedy:200:4,greedy greedy,mcts-greedy:200:4 mcts-greedy:200:4; do \
+	    mcts-greedy:200:4,greedy greedy,mcts-greedy:200:4; do \
 	  $(VENV)/bin/trilab simulate tabula-trivium --policy $$pol --games $(MCTS_GAMES) \
 	    --seed 2026 --chunk 10 --jobs $(MC_JOBS) || exit 1; done
+	$(VENV)/bin/trilab simulate tabula-trivium --policy mcts-greedy:200:4 \
+	  --games $(MCTS_SELF_GAMES) --seed 2026 --chunk 20 --jobs $(MC_JOBS)
+	for pol in mcts:1500,greedy,greedy greedy,greedy,mcts:1500; do \
+	  $(VENV)/bin/trilab simulate trio-board --fortress sides --policy $$pol \
+	    --games $(MCTS_GAMES) --seed 2026 --chunk 10 --jobs $(MC_JOBS) || exit 1; done
 	$(VENV)/bin/trilab report tabula-trivium
+	$(VENV)/bin/trilab report trio-board
 
 # The one-page report of everything in results/ (results/report.html).
 report: install
