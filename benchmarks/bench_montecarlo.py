@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from trilab.analysis import artifacts, executors  # noqa: E402
-from trilab.solver import montecarlo  # noqa: E402
+from trilab.analysis.montecarlo import simulate  # noqa: E402
+from trilab.solver.montecarlo import load_spec  # noqa: E402
 
 # (game, options, cost): a case plays games/cost engine games, reference_games/cost reference ones
 CASES = [
@@ -51,12 +52,12 @@ def main() -> None:
     args = ap.parse_args()
     rows = []
     for game, options, cost in CASES:
-        spec = montecarlo.load_spec(game)
+        spec = load_spec(game)
         config = spec.make_config(options)
         n = max(1, args.games // cost)
         m = max(1, args.reference_games // cost)
-        montecarlo.simulate(spec, config, 10, args.seed)  # compile / load the cache
-        eng = montecarlo.simulate(spec, config, n, args.seed)
+        simulate(spec, config, 10, args.seed)  # compile / load the cache
+        eng = simulate(spec, config, n, args.seed)
         t0 = time.perf_counter()
         for g in range(m):
             spec.reference_game(args.seed, g, options)
@@ -68,9 +69,9 @@ def main() -> None:
         for jobs in (1, 2):
             ex = executors.make_executor(jobs)
             try:
-                montecarlo.simulate(spec, config, 4 * jobs, args.seed, executor=ex, chunk=1)
+                simulate(spec, config, 4 * jobs, args.seed, executor=ex, chunk=1)
                 t0 = time.perf_counter()
-                montecarlo.simulate(spec, config, n_scaling, args.seed, executor=ex,
+                simulate(spec, config, n_scaling, args.seed, executor=ex,
                                     chunk=max(1, n_scaling // 16))
                 walls[jobs] = time.perf_counter() - t0
             finally:
