@@ -94,5 +94,5 @@ def plot_all_games(points: pd.DataFrame):
     axes[-1, 0].set_xlabel("first-seat advantage: seat 0's win rate minus its fair share "
                            "(percentage points, 95% CI)")
     fig.suptitle("First-seat advantage in every game", fontsize=11)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.985))  # leave the suptitle its own line
     return fig
