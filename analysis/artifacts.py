@@ -7,12 +7,14 @@ renamed over the target, so an interrupted run never leaves a partial file.
 from __future__ import annotations
 
 import datetime as _dt
+import importlib
 import json
 import os
 import platform
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from importlib import metadata as _md
 from pathlib import Path
@@ -74,6 +76,28 @@ def append_csv(path: str | os.PathLike, rows: list[dict]) -> Path:
     write_json(path.with_suffix(".meta.json"),
                base_metadata(rows=len(table), rows_appended=len(new)))
     return write_csv(path, table)
+
+
+def import_in_background(*modules: str) -> threading.Thread:
+    """Start importing ``modules`` on a daemon thread and return it.
+
+    A command that will draw a figure after a long Numba kernel (which releases
+    the GIL) calls this first, so that matplotlib's import (a third of a second)
+    overlaps the computation instead of following it.  The later ordinary
+    ``import`` waits for the thread's import to finish (Python's per-module
+    import lock); a failure here is ignored and surfaces there instead.
+    """
+
+    def load() -> None:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - re-raised by the real import
+                return
+
+    thread = threading.Thread(target=load, name="trilab-import", daemon=True)
+    thread.start()
+    return thread
 
 
 def save_figure(path: str | os.PathLike, fig) -> Path:

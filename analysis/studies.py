@@ -139,7 +139,7 @@ def solve_trike(
     db_path = None
     if method == "retrograde":
         db_path = Path(db) if db else RESULTS / "trike" / "db" / f"size-{size}.npz"
-    from trilab.analysis import executors, trike_openings
+    from trilab.analysis import artifacts, executors, trike_openings
 
     if restart:
         trike_openings.Checkpoint.discard(paths["checkpoint"])
@@ -162,7 +162,10 @@ def solve_trike(
         study = trike_openings.run(
             size, method, tt_mb, progress=progress, db_path=db_path, executor=executor,
             checkpoint_path=paths["checkpoint"], win_loss_only=win_loss_only,
-            time_limit=time_limit, split=split)
+            time_limit=time_limit, split=split,
+            # the opening map is drawn at the end: import matplotlib while the
+            # search (which releases the GIL) runs, not after it
+            on_ready=lambda: artifacts.import_in_background("trilab.analysis.plots"))
     except trike_openings.Interrupted as stop:
         study, stopped = stop.study, stop.reason
     except trike_openings.CheckpointError as e:

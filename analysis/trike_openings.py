@@ -410,6 +410,7 @@ def run(
     win_loss_only: bool = False,
     time_limit: float | None = None,
     split: str | None = None,
+    on_ready: Callable[[], Any] | None = None,
 ) -> OpeningStudy:
     """Solve every opening class of ``size`` (one task per class).
 
@@ -422,7 +423,8 @@ def run(
     ``split`` is the task granularity: ``"class"`` (one task per opening
     class) or ``"replies"`` (one task per reply of the mover, each saved as
     soon as it is proven, so work inside a long class survives a restart);
-    the default is ``"replies"`` from size 8 up.
+    the default is ``"replies"`` from size 8 up.  ``on_ready()`` is called
+    once the kernels are loaded, just before the search starts.
     """
     split = split or ("replies" if size >= 8 else "class")
     if split not in ("class", "replies"):
@@ -443,6 +445,8 @@ def run(
 
     executor = executor or SerialExecutor()
     extra = {"compile_seconds": round(warm_up(), 3), "executor": executor.describe()}
+    if on_ready is not None:
+        on_ready()
     t0 = time.perf_counter()
     ckpt = Checkpoint(checkpoint_path, size)
     results: dict[int, dict] = {}

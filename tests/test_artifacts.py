@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import stat
+import sys
 
 import pytest
 from trilab.analysis import artifacts
@@ -28,3 +30,18 @@ def test_a_failed_write_leaves_nothing(tmp_path):
     with pytest.raises(RuntimeError):
         artifacts.atomic_write(tmp_path / "t.csv", boom)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_import_in_background_loads_modules_and_defers_failures(tmp_path, monkeypatch):
+    (tmp_path / "trilab_bg_ok.py").write_text("VALUE = 42\n")
+    (tmp_path / "trilab_bg_broken.py").write_text("raise ImportError('broken on purpose')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("trilab_bg_ok", "trilab_bg_broken"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    artifacts.import_in_background("trilab_bg_ok").join(timeout=30)
+    assert sys.modules["trilab_bg_ok"].VALUE == 42
+    thread = artifacts.import_in_background("trilab_bg_broken")
+    thread.join(timeout=30)
+    assert not thread.is_alive() and "trilab_bg_broken" not in sys.modules
+    with pytest.raises(ImportError, match="broken on purpose"):  # the real import reports it
+        importlib.import_module("trilab_bg_broken")

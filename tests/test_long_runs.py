@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 from trilab.analysis import executors, trike_openings
 from trilab.cli import cli
+from trilab.solver import trike
 
 ROOT = Path(__file__).resolve().parent.parent
 VALUES = ["point", "symmetry_class", "winner", "margin", "remoteness", "winning_replies", "nodes"]
@@ -337,3 +338,19 @@ def test_an_interrupt_wrapped_by_numba_is_recognised():
     except SystemError as e:
         assert executors.interrupted_inside(e)
     assert not executors.interrupted_inside(SystemError("other"))
+
+
+def test_on_ready_runs_once_before_the_search(monkeypatch):
+    """`run(on_ready=...)` (used to import matplotlib during the search) is
+    called once, after the kernels are loaded and before any class is solved."""
+    events = []
+    real = trike_openings.solve_opening_alphabeta
+
+    def solve(*args, **kwargs):
+        events.append("solve")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(trike_openings, "solve_opening_alphabeta", solve)
+    study = trike_openings.run(3, tt_mb=1, on_ready=lambda: events.append("ready"))
+    assert study.complete and events[0] == "ready" and events.count("ready") == 1
+    assert events.count("solve") == len(trike.opening_classes(3))
