@@ -63,7 +63,8 @@ def trike_paths(size: int, out: str | Path | None = None) -> dict[str, Path]:
     return {"csv": csv, "meta": csv.with_suffix(".meta.json"), "png": csv.with_suffix(".png"),
             "checkpoint": csv.with_suffix(".checkpoint.json"),
             "replies": csv.with_suffix(".replies.json"),
-            "confirmations": csv.with_suffix(".confirmations.json")}
+            "confirmations": csv.with_suffix(".confirmations.json"),
+            "margins": csv.with_suffix(".margins.json")}
 
 
 @dataclass
@@ -277,6 +278,82 @@ def confirm_trike(size: int, sample: int = 2, tt_mb: float | None = None,
         {int(p): {int(r): x for r, x in v.items()} for p, v in rec.get("replies", {}).items()},
         sample))
     return ConfirmOutcome(data, [paths["confirmations"], meta], planned)
+
+
+# ------------------------------------------------------------------ trike margins
+
+
+@dataclass
+class MarginsOutcome:
+    size: int
+    rows: list[dict]
+    files: list[Path]
+    stopped: str | None = None
+
+    def to_json(self) -> dict:
+        return {"size": self.size, "complete": all(r["exact"] for r in self.rows),
+                "stopped": self.stopped, "classes": self.rows}
+
+    def text(self) -> str:
+        lines = [f"Trike size {self.size}: the placer's margin per opening class "
+                 "(negative: the mover wins)"]
+        for r in self.rows:
+            if r["exact"]:
+                said = f"exactly {r['margin']:+d}"
+            elif r["winner"] == "placer":
+                said = f"between +1 and {_signed(r['margin_high'])} (open)"
+            else:
+                said = f"at most {_signed(r['margin_high'])} (open)"
+            lines.append(f"  ({r['row']},{r['col']}) {r['winner']:>6} wins: {said}; "
+                         f"{r['replies_done']} of {r['replies_total']} replies settled, "
+                         f"{r['nodes']:,} nodes, {r['seconds']:.0f} s")
+        if self.stopped:
+            lines.append(f"trilab: {self.stopped}: every answer so far is saved in "
+                         f"{self.files[0]}. Run the same command to resume.")
+        return "\n".join(lines + ["Wrote " + ", ".join(str(f) for f in self.files)])
+
+
+def _signed(v: int | None) -> str:
+    return "?" if v is None else f"{v:+d}"
+
+
+def margins_trike(size: int, tt_mb: float | None = None, time_limit: float | None = None,
+                  out: str | Path | None = None, progress: Callable[[str], None] | None = None,
+                  command: str | None = None) -> MarginsOutcome:
+    """Exact margins of a size whose win/loss map a reply-split run proved
+    (:mod:`trilab.analysis.trike_margins`); resumable, saved after each probe.
+    Ctrl-C stops it like the time limit, keeping every answer."""
+    paths = trike_paths(size, out)
+    record = next((paths[k] for k in ("replies", "checkpoint") if paths[k].exists()), None)
+    if record is None:
+        raise StudyError(f"no per-reply record of size {size} ({paths['replies']}): run "
+                         f"`trilab solve trike --size {size} --split replies --win-loss-only` "
+                         "first", "--size")
+    from trilab.analysis import artifacts, trike_margins
+
+    tt_mb = default_tt_mb(size) if tt_mb is None else tt_mb
+    t0 = time.perf_counter()
+    try:
+        states, timed_out = trike_margins.run(size, record, paths["margins"], tt_mb,
+                                              time_limit, progress)
+        stopped = f"time limit of {time_limit:g} s reached" if timed_out else None
+    except KeyboardInterrupt:
+        states, _ = trike_margins.run(size, record, paths["margins"], tt_mb, replay_only=True)
+        stopped = "interrupted"
+    except ValueError as e:
+        raise StudyError(str(e)) from None
+    rows = [st.to_row(size) for st in states]
+    table = paths["margins"].with_suffix(".csv")
+    meta = paths["margins"].with_suffix(".meta.json")
+    import pandas as pd
+
+    artifacts.write_csv(table, pd.DataFrame(rows))
+    artifacts.write_json(meta, artifacts.base_metadata(
+        command=command or artifacts.command_line(), game="trike", size=size, tt_mb=tt_mb,
+        record=str(record), complete=all(r["exact"] for r in rows), stopped=stopped,
+        seconds_this_run=round(time.perf_counter() - t0, 1),
+        cpu_seconds=round(sum(r["seconds"] for r in rows), 1)))
+    return MarginsOutcome(size, rows, [paths["margins"], table, meta], stopped)
 
 
 # ------------------------------------------------------------------ trike analyze

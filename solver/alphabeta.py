@@ -178,7 +178,7 @@ def _store(mode, ply, ist, ust, tt, npts, neighbours, score_mask, region):
 @kernel(inline="always")
 def _enter(
     mode, ply, ist, ust, ray_masks, neighbours, score_mask, symmetry, sym_bytes, tt,
-    order, img_m, img_t, stats, nsym, npts, region,
+    order, img_m, img_t, stats, nsym, npts, region, tt_min_moves,
 ):
     """Open the node at ``ply``: leaf, immediate wins, table probe, ordering.
 
@@ -214,7 +214,7 @@ def _enter(
         return True, best
 
     # transposition table probe, keyed by the smallest symmetric image
-    use_tt = nm > TT_MIN_MOVES
+    use_tt = nm > tt_min_moves
     key_a = np.uint64(0xFFFFFFFFFFFFFFFF)
     key_b = np.uint64(0xFFFFFFFFFFFFFFFF)
     slot = np.int64(0)
@@ -340,7 +340,7 @@ def _new_stack(mine, theirs, pawn, alpha, beta, symmetry):
 def _run(
     mode, ist, ust, order, img_m, img_t, ctl,
     ray_masks, neighbours, score_mask, symmetry, sym_bytes, npts, tt, stats, nsym, region,
-    node_budget,
+    tt_min_moves, node_budget,
 ):
     """Fail-soft negamax from the root of a stack, iterative, suspendable.
 
@@ -358,7 +358,7 @@ def _run(
             return False, 0
         done, v = _enter(
             mode, ply, ist, ust, ray_masks, neighbours, score_mask, symmetry, sym_bytes, tt,
-            order, img_m, img_t, stats, nsym, npts, region,
+            order, img_m, img_t, stats, nsym, npts, region, tt_min_moves,
         )
         if not done:
             _push_child(mode, ply, ist, ust, symmetry, order, img_m, img_t, nsym)
@@ -433,10 +433,14 @@ class AlphaBetaSolver:
         progress: Callable[[int], None] | None = None,
         chunk_nodes: int = 1 << 22,
         region_keys: bool = True,
+        tt_min_moves: int = TT_MIN_MOVES,
     ):
         """``progress(nodes)`` is called every ``chunk_nodes`` nodes of a search;
-        ``region_keys=False`` keys the table by the whole position."""
+        ``region_keys=False`` keys the table by the whole position; nodes
+        with at most ``tt_min_moves`` moves skip the table (any value gives
+        the same answers, only the speed differs)."""
         self.region_keys = region_keys
+        self.tt_min_moves = tt_min_moves
         self.progress = progress
         self.chunk_nodes = chunk_nodes
         self.tables = trike.tables(size)
@@ -467,7 +471,7 @@ class AlphaBetaSolver:
             finished, v = _run(
                 mode, *stack, t.ray_masks, t.neighbours, t.score_mask, t.symmetry,
                 t.symmetry_bytes, t.n_points, self.tt.array, self.stats, nsym,
-                self.region_keys, self.chunk_nodes,
+                self.region_keys, self.tt_min_moves, self.chunk_nodes,
             )
             if finished:
                 return int(v)
@@ -495,6 +499,12 @@ class AlphaBetaSolver:
         """Win/loss only (one null-window probe)."""
         mine, theirs = pos.mine_theirs()
         return self._probe(MODE_MARGIN, mine, theirs, pos.pawn, -1, 1) > 0
+
+    def margin_at_least(self, pos: TrikePosition, k: int) -> bool:
+        """Whether the side to move's exact margin is at least ``k`` (one
+        null-window probe; ``is_win`` is ``margin_at_least(pos, 1)``)."""
+        mine, theirs = pos.mine_theirs()
+        return self._probe(MODE_MARGIN, mine, theirs, pos.pawn, k - 1, k) >= k
 
     def margin(self, pos: TrikePosition) -> int:
         mine, theirs = pos.mine_theirs()

@@ -215,3 +215,17 @@ def test_positions_differing_only_in_dead_checkers_share_one_table_entry(rng):
         assert region.is_win(twin) == first
         assert region.nodes - before <= 1 + len(ref.legal_moves(size, board, pawn))
         checked += 1
+
+
+@pytest.mark.parametrize("size", [4, 5])
+def test_table_threshold_changes_speed_not_answers(size, databases, rng):
+    """Every ``tt_min_moves`` (nodes with that many moves or fewer skip the
+    table) gives the retrograde database's values, from a table that each
+    setting fills differently."""
+    db = databases[size]
+    positions = [trike.opening(size, p) for p in range(trike.n_points(size))]
+    positions += [random_position(size, rng) for _ in range(150)]
+    for k in (0, 1, 2, 3, 6, 40):
+        solver = AlphaBetaSolver(size, tt_mb=2, tt_min_moves=k)
+        for pos in positions:
+            assert db.lookup(pos) == (solver.margin(pos), solver.remoteness(pos)), (k, pos)

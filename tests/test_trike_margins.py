@@ -1,0 +1,122 @@
+"""Margins from a win/loss reply record (`trilab margins`): against full solves,
+the plan's logic on made-up margins, resuming, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from trilab.analysis import studies, trike_margins, trike_openings
+from trilab.cli import cli
+
+
+def _win_loss_record(size: int, tmp_path) -> str:
+    out = tmp_path / f"size-{size}.csv"
+    studies.solve_trike(size, tt_mb=4, win_loss_only=True, split="replies", out=out)
+    assert out.with_suffix(".replies.json").exists()
+    return str(out)
+
+
+@pytest.mark.parametrize("size", [3, 4, 5, 6])
+def test_margins_match_the_full_solve(size, tmp_path):
+    out = _win_loss_record(size, tmp_path)
+    got = studies.margins_trike(size, tt_mb=4, out=out)
+    full = trike_openings.run(size, tt_mb=4).table
+    want = {int(r.point): int(r.margin) for r in full.itertuples()}
+    assert got.stopped is None and got.rows
+    for row in got.rows:
+        assert row["exact"] and row["margin"] == want[row["point"]], row
+        assert row["winner"] == ("placer" if row["margin"] > 0 else "mover")
+    assert {r["point"] for r in got.rows} == {c[0] for c in
+                                              trike_openings.trike.opening_classes(size)}
+
+
+class FakeProber:
+    """Answers from made-up margins per reply (the plan's logic, no search)."""
+
+    def __init__(self, size: int, margins: dict[int, int]):
+        self.size, self.margins, self.asked = size, margins, []
+
+    def at_least(self, point: int, reply: int, k: int) -> bool:
+        self.asked.append((reply, k))
+        return self.margins[reply] >= k
+
+    def cost(self, point: int) -> tuple[int, float]:
+        return 0, 0.0
+
+
+def _reps(size: int, point: int) -> list[int]:
+    return sorted(set(trike_openings.reply_representatives(size, point).values()))
+
+
+def test_placer_won_class_margin_is_the_least_over_replies():
+    reps = _reps(5, 1)
+    margins = {r: 3 + (i % 3) for i, r in enumerate(reps)}  # 3, 4, 5, 3, ...
+    margins[reps[-1]] = 2
+    record = {r: {"placer_wins": True, "nodes": 100 - i} for i, r in enumerate(reps)}
+    state, finished = trike_margins.class_margin(FakeProber(5, margins), 1, "placer", record)
+    assert finished and state.exact and state.low == 2
+    # stops early: a reply of margin 1 settles the class at once
+    margins[reps[0]] = 1
+    prober = FakeProber(5, margins)
+    record[reps[0]]["nodes"] = 0  # the cheapest, so asked first
+    state, finished = trike_margins.class_margin(prober, 1, "placer", record)
+    assert finished and state.low == state.high == 1 and prober.asked == [(reps[0], 2)]
+
+
+def test_mover_won_class_takes_the_replys_that_wins_by_most():
+    reps = _reps(5, 0)
+    assert len(reps) >= 4
+    won, lost, *unproven = reps
+    margins = {won: -1, lost: 2, unproven[0]: -3}
+    for r in unproven[1:]:
+        margins[r] = 1
+    record = {won: {"placer_wins": False, "nodes": 5}, lost: {"placer_wins": True, "nodes": 9}}
+    prober = FakeProber(5, margins)
+    state, finished = trike_margins.class_margin(prober, 0, "mover", record)
+    assert finished and state.exact and state.low == -3
+    assert all(reply != lost for reply, _ in prober.asked)  # proven placer-won: not asked
+
+
+def test_a_stopped_run_resumes_to_the_same_answers(tmp_path, monkeypatch):
+    out = _win_loss_record(5, tmp_path)
+    real = trike_margins.Prober.at_least
+    calls = {"n": 0}
+
+    def flaky(self, point, reply, k):
+        if (point, reply, k) not in self.known:
+            calls["n"] += 1
+            if calls["n"] == 3:
+                raise KeyboardInterrupt
+        return real(self, point, reply, k)
+
+    monkeypatch.setattr(trike_margins.Prober, "at_least", flaky)
+    first = studies.margins_trike(5, tt_mb=4, out=out)
+    assert first.stopped == "interrupted" and not all(r["exact"] for r in first.rows)
+    saved = json.loads((tmp_path / "size-5.margins.json").read_text())["probes"]
+    assert len(saved) == 2
+    monkeypatch.setattr(trike_margins.Prober, "at_least", real)
+    second = studies.margins_trike(5, tt_mb=4, out=out)
+    assert second.stopped is None and all(r["exact"] for r in second.rows)
+    again = json.loads((tmp_path / "size-5.margins.json").read_text())["probes"]
+    assert again[:2] == saved  # answers kept, none redone
+    full = trike_openings.run(5, tt_mb=4).table
+    want = {int(r.point): int(r.margin) for r in full.itertuples()}
+    assert {r["point"]: r["margin"] for r in second.rows} == {p: want[p] for p in
+                                                             (r["point"] for r in second.rows)}
+
+
+def test_cli_margins_json_and_bad_input(tmp_path):
+    out = _win_loss_record(4, tmp_path)
+    r = CliRunner().invoke(cli, ["margins", "trike", "--size", "4", "--out", out, "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["complete"] and data["size"] == 4 and data["classes"]
+    r = CliRunner().invoke(cli, ["margins", "trike", "--size", "5",
+                                 "--out", str(tmp_path / "none" / "size-5.csv")])
+    assert r.exit_code == 2 and "no per-reply record" in r.output
+    assert not (tmp_path / "none").exists()
+    r = CliRunner().invoke(cli, ["margins", "trike", "--size", "4", "--out", out,
+                                 "--time-limit", "0"])
+    assert r.exit_code == 2 and "Traceback" not in r.output
