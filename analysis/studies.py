@@ -272,11 +272,9 @@ def confirm_trike(size: int, sample: int = 2, tt_mb: float | None = None,
         command=command or artifacts.command_line(), game="trike", size=size, sample=sample,
         tt_mb=tt_mb, record=str(record), proofs=len(data["proofs"]),
         cpu_seconds=round(sum(x["seconds"] for x in data["proofs"]), 1)))
-    rec = json.loads(record.read_text())
-    planned = len(trike_confirm.plan(
-        size, {int(p): r for p, r in rec.get("classes", {}).items()},
-        {int(p): {int(r): x for r, x in v.items()} for p, v in rec.get("replies", {}).items()},
-        sample))
+    from trilab.analysis.trike_openings import read_reply_record
+
+    planned = len(trike_confirm.plan(size, *read_reply_record(record, size), sample))
     return ConfirmOutcome(data, [paths["confirmations"], meta], planned)
 
 

@@ -103,11 +103,9 @@ def run(size: int, checkpoint: Path, out: Path, tt_mb: float, sample: int = 2,
     proofs are redone by the next run).
     """
     from trilab.analysis.executors import SerialExecutor
+    from trilab.analysis.trike_openings import read_reply_record
 
-    record = json.loads(checkpoint.read_text())
-    classes = {int(p): row for p, row in record.get("classes", {}).items()}
-    replies = {int(p): {int(r): row for r, row in rows.items()}
-               for p, rows in record.get("replies", {}).items()}
+    classes, replies = read_reply_record(checkpoint, size)
     data = load(out, size)
     done = {(x["point"], x["reply"]) for x in data["proofs"]}
     todo = [(p, r) for p, r in plan(size, classes, replies, sample) if (p, r) not in done]

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from trilab.analysis import artifacts
-from trilab.analysis.trike_openings import reply_representatives
+from trilab.analysis.trike_openings import read_reply_record, reply_representatives
 from trilab.solver import trike
 from trilab.solver.alphabeta import AlphaBetaSolver
 
@@ -76,17 +76,6 @@ class ClassMargin:
                 "margin_low": self.low, "margin_high": self.high, "exact": self.exact,
                 "replies_done": self.replies_done, "replies_total": self.replies_total,
                 "nodes": self.nodes, "seconds": round(self.seconds, 3)}
-
-
-def load_record(path: Path, size: int) -> tuple[dict[int, dict], dict[int, dict[int, dict]]]:
-    """The classes and per-reply rows of a reply-split run's record."""
-    data = json.loads(Path(path).read_text())
-    if data.get("size") != size:
-        raise ValueError(f"{path} is not a Trike size-{size} record")
-    classes = {int(p): row for p, row in data.get("classes", {}).items()}
-    replies = {int(p): {int(r): row for r, row in rows.items()}
-               for p, rows in data.get("replies", {}).items()}
-    return classes, replies
 
 
 def load(path: Path, size: int) -> dict:
@@ -210,7 +199,7 @@ def run(size: int, record: Path, out: Path, tt_mb: float, time_limit: float | No
     are cheap); returns the per-class states and whether the time limit
     stopped the run (later classes are then reported from saved answers only).
     ``replay_only`` searches nothing: the states from the saved answers."""
-    classes, replies = load_record(record, size)
+    classes, replies = read_reply_record(record, size)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     deadline = -1.0 if replay_only else deadline
     prober = Prober(size, out, tt_mb, deadline, progress)

@@ -150,6 +150,18 @@ def combine_replies(rows: dict[int, dict], replies: list[int], win_loss_only: bo
             "winning_replies": len(lost), "nodes": nodes, "seconds": seconds}
 
 
+def read_reply_record(path: Path,
+                      size: int) -> tuple[dict[int, dict], dict[int, dict[int, dict]]]:
+    """The classes and per-reply rows of a reply-split run's record."""
+    data = json.loads(Path(path).read_text())
+    if data.get("size") != size:
+        raise ValueError(f"{path} is not a Trike size-{size} record")
+    classes = {int(p): row for p, row in data.get("classes", {}).items()}
+    replies = {int(p): {int(r): row for r, row in rows.items()}
+               for p, rows in data.get("replies", {}).items()}
+    return classes, replies
+
+
 def reply_representatives(size: int, point: int) -> dict[int, int]:
     """Each reply of the mover to the opening on ``point`` -> the first reply (in
     engine order) whose child position is a symmetric image of its own.
