@@ -145,11 +145,13 @@ def _placer_margin(prober: Prober, point: int, reply: int, lo: int, cap: int | N
     return k
 
 
-def class_margin(prober: Prober, point: int, winner: str,
-                 replies: dict[int, dict]) -> tuple[ClassMargin, bool]:
+def class_margin(prober: Prober, point: int, winner: str, replies: dict[int, dict],
+                 winning_reply_only: bool = False) -> tuple[ClassMargin, bool]:
     """One class's margin refined by the plan of the module docstring, as far
     as the prober's deadline allows: ``(state, finished)``.  Every answer is
-    saved as it comes, so an unfinished class resumes where it stopped."""
+    saved as it comes, so an unfinished class resumes where it stopped.
+    ``winning_reply_only`` stops a mover-won class after its known winning
+    reply's exact margin (a bound for the class)."""
     size = prober.size
     reps = sorted(set(reply_representatives(size, point).values()))
     by_cost = sorted(reps, key=lambda r: (replies.get(r, {}).get("nodes", 1 << 62), r))
@@ -177,14 +179,15 @@ def class_margin(prober: Prober, point: int, winner: str,
                 k += 1
                 state.high = -k
             state.replies_done = 1 + len(lost_for_mover)
-            for reply in by_cost:
+            for reply in ([] if winning_reply_only else by_cost):
                 if reply == first or reply in lost_for_mover:
                     continue
                 while not prober.at_least(point, reply, -k):  # this reply wins by more
                     k += 1
                     state.high = -k
                 state.replies_done += 1
-            state.low = state.high
+            if state.replies_done == len(reps):
+                state.low = state.high
         finished = True
     except Stop:
         finished = False
@@ -195,25 +198,35 @@ def class_margin(prober: Prober, point: int, winner: str,
 def run(size: int, record: Path, out: Path, tt_mb: float, time_limit: float | None = None,
         progress: Callable[[str], None] | None = None,
         replay_only: bool = False) -> tuple[list[ClassMargin], bool]:
-    """Every class of the record refined in turn, placer-won classes first (they
-    are cheap); returns the per-class states and whether the time limit
-    stopped the run (later classes are then reported from saved answers only).
+    """Every class of the record refined, cheapest work first: placer-won
+    classes (often one probe each), then the known winning reply of each
+    mover-won class (cheapest proof first), then the mover-won classes' other
+    replies.  Returns the per-class states and whether the time limit stopped
+    the run (what follows is then reported from saved answers only).
     ``replay_only`` searches nothing: the states from the saved answers."""
     classes, replies = read_reply_record(record, size)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     deadline = -1.0 if replay_only else deadline
     prober = Prober(size, out, tt_mb, deadline, progress)
-    order = sorted(classes, key=lambda p: (classes[p]["winner"] != "placer", p))
-    states: list[ClassMargin] = []
+
+    def winning_cost(point: int) -> float:
+        rows = replies.get(point, {}).values()
+        return min((x["seconds"] for x in rows if not x["placer_wins"]), default=0.0)
+
+    placer = sorted(p for p in classes if classes[p]["winner"] == "placer")
+    mover = sorted((p for p in classes if classes[p]["winner"] != "placer"), key=winning_cost)
+    passes = [(p, False) for p in placer] + [(p, True) for p in mover]
+    passes += [(p, False) for p in mover]
+    states: dict[int, ClassMargin] = {}
     stopped = False
-    for point in order:
+    for point, winning_reply_only in passes:
         if stopped:
             prober.deadline = -1.0  # replay saved answers, search nothing new
         state, finished = class_margin(prober, point, classes[point]["winner"],
-                                       replies.get(point, {}))
-        states.append(state)
+                                       replies.get(point, {}), winning_reply_only)
+        states[point] = state
         stopped = stopped or not finished
-    return sorted(states, key=lambda s: s.point), stopped
+    return [states[p] for p in sorted(states)], stopped
 
 
 def label(size: int, point: int) -> str:

@@ -77,6 +77,12 @@ def test_mover_won_class_takes_the_replys_that_wins_by_most():
     state, finished = trike_margins.class_margin(prober, 0, "mover", record)
     assert finished and state.exact and state.low == -3
     assert all(reply != lost for reply, _ in prober.asked)  # proven placer-won: not asked
+    # the first pass stops after the known winning reply: a bound, not the value
+    prober = FakeProber(5, margins)
+    state, finished = trike_margins.class_margin(prober, 0, "mover", record,
+                                                 winning_reply_only=True)
+    assert finished and not state.exact and state.high == -1 and state.low is None
+    assert {reply for reply, _ in prober.asked} == {won}
 
 
 def test_a_stopped_run_resumes_to_the_same_answers(tmp_path, monkeypatch):
