@@ -8,7 +8,13 @@ with the commit and machine.  A second measurement runs the same win/loss
 search without the symmetry-reduced table key, side by side in this process,
 so their ratio is meaningful on a noisy shared machine.
 
-    python benchmarks/bench_trike.py [--sizes 5 6] [--tt-mb 1024]
+A third (``--tt-min-moves 2 3 4 5``) times the table threshold
+``TT_MIN_MOVES`` (nodes with at most that many moves skip the table): the
+size-7 win/loss study and five size-8 mover replies (placer-won positions
+that took 11-23 s when first proven), each position under every setting in
+turn, into ``results/bench/trike-tt-min-moves.csv``.
+
+    python benchmarks/bench_trike.py [--sizes 5 6] [--tt-mb 1024] [--tt-min-moves 2 3 4 5]
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from trilab.analysis import artifacts, executors, trike_openings  # noqa: E402
 from trilab.solver import trike  # noqa: E402
-from trilab.solver.alphabeta import AlphaBetaSolver, warm_up  # noqa: E402
+from trilab.solver.alphabeta import TT_MIN_MOVES, AlphaBetaSolver, warm_up  # noqa: E402
 
 
 def solve_all(size: int, tt_mb: float, use_symmetry: bool = True, full: bool = True):
@@ -89,6 +95,51 @@ def scaling(size: int, tt_mb: float, win_loss_only: bool, out: Path) -> None:
     print(f"appended {len(rows)} rows to {out}")
 
 
+# (opening point, mover reply point) of size 8: placer-won, 11-23 s each when first proven
+SIZE8_REPLIES = ((7, 18), (6, 7), (7, 12), (4, 16), (1, 13))
+
+
+def tt_min_moves(settings: list[int], out: Path) -> None:
+    """Nodes and seconds of the same searches under each ``tt_min_moves``."""
+    from trilab.analysis.studies import default_tt_mb
+
+    tasks = [(7, cls[0], -1) for cls in trike.opening_classes(7)]
+    tasks += [(8, point, reply) for point, reply in SIZE8_REPLIES]
+    solvers = {size: AlphaBetaSolver(size, tt_mb=default_tt_mb(size)) for size in (7, 8)}
+    for solver in solvers.values():
+        solver.tt.array.fill(1)  # fault the pages in before timing
+    totals: dict[tuple[int, int], list[float]] = {}
+    rows = []
+    for size, point, reply in tasks:
+        pos = trike.opening(size, point)
+        pos = pos.play(reply) if reply >= 0 else pos
+        solver = solvers[size]
+        answers = set()
+        for k in settings:
+            solver.tt_min_moves = k
+            solver.reset()
+            t0 = time.perf_counter()
+            answers.add(solver.is_win(pos))
+            secs = time.perf_counter() - t0
+            tot = totals.setdefault((size, k), [0, 0.0])
+            tot[0] += solver.nodes
+            tot[1] += secs
+            print(f"size {size} opening {point} reply {reply:>2} tt_min_moves {k}: "
+                  f"{solver.nodes:>13,} nodes {secs:8.2f} s", flush=True)
+        assert len(answers) == 1, "the threshold changed an answer"
+    for (size, k), (nodes, secs) in sorted(totals.items()):
+        rows.append({"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                     "commit": artifacts.git_commit(), "size": size,
+                     "task": ("all opening classes, win/loss" if size == 7 else
+                              f"{len(SIZE8_REPLIES)} mover replies, win/loss"),
+                     "tt_mb": solvers[size].tt.megabytes, "tt_min_moves": k, "nodes": nodes,
+                     "seconds": round(secs, 3), "nodes_per_second": round(nodes / secs),
+                     "default": k == TT_MIN_MOVES})
+        print(f"size {size} tt_min_moves {k}: {nodes:,} nodes {secs:.1f} s", flush=True)
+    artifacts.append_csv(out, rows)
+    print(f"appended {len(rows)} rows to {out}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[5, 6])
@@ -98,9 +149,14 @@ def main() -> None:
                     help="also time 1 vs 2 workers vs Dask per opening class on SIZE")
     ap.add_argument("--scaling-full", action="store_true",
                     help="scaling with margins and remoteness (default: win/loss only)")
+    ap.add_argument("--tt-min-moves", type=int, nargs="+", default=None, metavar="K",
+                    help="only time these table thresholds (size 7 and size-8 replies)")
     args = ap.parse_args()
 
     compile_s = warm_up()
+    if args.tt_min_moves:
+        tt_min_moves(args.tt_min_moves, Path(args.out).with_name("trike-tt-min-moves.csv"))
+        return
     rows = []
     for size in args.sizes:
         nodes, secs = solve_all(size, args.tt_mb)
