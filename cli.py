@@ -6,7 +6,7 @@ writes the result files; games come from :mod:`trilab.solver.games`)::
     trilab solve trike --size N [--method alphabeta|retrograde] [--jobs J] [--json] ...
     trilab analyze trike --size N --position POS [--json]
     trilab confirm trike --size N [--sample K] [--time-limit S] [--json]
-    trilab margins trike --size N [--time-limit S] [--json]
+    trilab margins trike --size N [--remoteness] [--time-limit S] [--json]
     trilab simulate GAME --policy P[,P...] --games G --seed S [--jobs J] [--json] ...
     trilab board trio-board [--fortress sides|row3|general] [--json] [--out PNG]
     trilab report [GAME] [--json]
@@ -233,17 +233,19 @@ def confirm(game: str, size: int, sample: int, tt_mb: float | None, time_limit: 
               help="Transposition table size in MiB [default: measured per size].")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="SECONDS", help="Stop after this long, keeping every answer.")
+@click.option("--remoteness", is_flag=True,
+              help="Also the remoteness (plies to the end), after every margin.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout.")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="The opening table's CSV path [default: results/trike/size-N.csv]; the "
                    "per-reply record and size-N.margins.* are beside it.")
 def margins(game: str, size: int, tt_mb: float | None, time_limit: float | None,
-            as_json: bool, out: str | None) -> None:
-    """Exact winning margins of a size solved win/loss reply by reply.
+            remoteness: bool, as_json: bool, out: str | None) -> None:
+    """Exact winning margins (and remoteness) of a size solved win/loss reply by reply.
 
     Starts from the per-reply record of `trilab solve trike --size N --split
     replies --win-loss-only` (size 8's is committed) and asks null-window
-    questions "is the placer's margin at least k?", cheapest first; each answer
+    questions "is the placer's value at least k?", cheapest first; each answer
     is saved at once to size-N.margins.json, so run again to continue.
     """
     from trilab.analysis import studies
@@ -251,7 +253,7 @@ def margins(game: str, size: int, tt_mb: float | None, time_limit: float | None,
     try:
         outcome = studies.margins_trike(size, tt_mb, time_limit, out,
                                         progress=lambda m: click.echo(m, err=True),
-                                        command=_invocation())
+                                        remoteness=remoteness, command=_invocation())
     except studies.StudyError as e:
         raise _usage_error(e) from None
     click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())

@@ -288,22 +288,27 @@ class MarginsOutcome:
     files: list[Path]
     stopped: str | None = None
 
+    @property
+    def complete(self) -> bool:
+        return all(r.get("margin_exact") is not False and r.get("remoteness_exact") is not False
+                   for r in self.rows)
+
     def to_json(self) -> dict:
-        return {"size": self.size, "complete": all(r["exact"] for r in self.rows),
-                "stopped": self.stopped, "classes": self.rows}
+        return {"size": self.size, "complete": self.complete, "stopped": self.stopped,
+                "classes": self.rows}
 
     def text(self) -> str:
-        lines = [f"Trike size {self.size}: the placer's margin per opening class "
-                 "(negative: the mover wins)"]
+        lines = [f"Trike size {self.size}, per opening class: the placer's margin (negative: "
+                 "the mover wins) and the remoteness (plies to the end under perfect play)"]
         for r in self.rows:
-            if r["exact"]:
-                said = f"exactly {r['margin']:+d}"
-            elif r["winner"] == "placer":
-                said = f"between +1 and {_signed(r['margin_high'])} (open)"
+            if r["margin_exact"]:
+                said = f"margin {r['margin']:+d}"
             else:
-                said = f"at most {_signed(r['margin_high'])} (open)"
+                said = f"margin in [{r['margin_low']:+d}, {r['margin_high']:+d}] (open)"
+            if "remoteness_exact" in r:
+                said += (f", remoteness {r['remoteness']}" if r["remoteness_exact"] else
+                         ", remoteness in [{}, {}] (open)".format(*r["remoteness_bounds"]))
             lines.append(f"  ({r['row']},{r['col']}) {r['winner']:>6} wins: {said}; "
-                         f"{r['replies_done']} of {r['replies_total']} replies settled, "
                          f"{r['nodes']:,} nodes, {r['seconds']:.0f} s")
         if self.stopped:
             lines.append(f"trilab: {self.stopped}: every answer so far is saved in "
@@ -311,16 +316,13 @@ class MarginsOutcome:
         return "\n".join(lines + ["Wrote " + ", ".join(str(f) for f in self.files)])
 
 
-def _signed(v: int | None) -> str:
-    return "?" if v is None else f"{v:+d}"
-
-
 def margins_trike(size: int, tt_mb: float | None = None, time_limit: float | None = None,
                   out: str | Path | None = None, progress: Callable[[str], None] | None = None,
-                  command: str | None = None) -> MarginsOutcome:
-    """Exact margins of a size whose win/loss map a reply-split run proved
-    (:mod:`trilab.analysis.trike_margins`); resumable, saved after each probe.
-    Ctrl-C stops it like the time limit, keeping every answer."""
+                  remoteness: bool = False, command: str | None = None) -> MarginsOutcome:
+    """Exact margins (and with ``remoteness`` the remoteness) of a size whose
+    win/loss map a reply-split run proved (:mod:`trilab.analysis.trike_margins`);
+    resumable, saved after each probe.  Ctrl-C stops it like the time limit,
+    keeping every answer."""
     paths = trike_paths(size, out)
     record = next((paths[k] for k in ("replies", "checkpoint") if paths[k].exists()), None)
     if record is None:
@@ -330,17 +332,20 @@ def margins_trike(size: int, tt_mb: float | None = None, time_limit: float | Non
     from trilab.analysis import artifacts, trike_margins
 
     tt_mb = default_tt_mb(size) if tt_mb is None else tt_mb
+    modes = ("margin", "remoteness") if remoteness else ("margin",)
     t0 = time.perf_counter()
     try:
         states, timed_out = trike_margins.run(size, record, paths["margins"], tt_mb,
-                                              time_limit, progress)
+                                              time_limit, progress, modes)
         stopped = f"time limit of {time_limit:g} s reached" if timed_out else None
     except KeyboardInterrupt:
-        states, _ = trike_margins.run(size, record, paths["margins"], tt_mb, replay_only=True)
+        states, _ = trike_margins.run(size, record, paths["margins"], tt_mb, modes=modes,
+                                      replay_only=True)
         stopped = "interrupted"
     except ValueError as e:
         raise StudyError(str(e)) from None
-    rows = [st.to_row(size) for st in states]
+    rows = trike_margins.table_rows(size, states)
+    outcome = MarginsOutcome(size, rows, [], stopped)
     table = paths["margins"].with_suffix(".csv")
     meta = paths["margins"].with_suffix(".meta.json")
     import pandas as pd
@@ -348,10 +353,11 @@ def margins_trike(size: int, tt_mb: float | None = None, time_limit: float | Non
     artifacts.write_csv(table, pd.DataFrame(rows))
     artifacts.write_json(meta, artifacts.base_metadata(
         command=command or artifacts.command_line(), game="trike", size=size, tt_mb=tt_mb,
-        record=str(record), complete=all(r["exact"] for r in rows), stopped=stopped,
+        record=str(record), modes=list(modes), complete=outcome.complete, stopped=stopped,
         seconds_this_run=round(time.perf_counter() - t0, 1),
         cpu_seconds=round(sum(r["seconds"] for r in rows), 1)))
-    return MarginsOutcome(size, rows, [paths["margins"], table, meta], stopped)
+    outcome.files = [paths["margins"], table, meta]
+    return outcome
 
 
 # ------------------------------------------------------------------ trike analyze

@@ -1,31 +1,42 @@
-"""Exact margins of Trike's opening classes, starting from a win/loss record.
+"""Exact margins and remoteness of Trike's opening classes, from a win/loss record.
 
 A reply-split win/loss run (``trilab solve trike --size 8``) proves who wins
-each opening class and after which mover replies.  The *margin* (by how many
-points the winner wins under perfect play) then costs a few null-window
-probes, because the sign is already known and margins are small (every
-opening of sizes 3-7 is won by exactly 1).  Values are the placer's, as in
-the opening table: the placer moves after the mover's reply, and the class
-margin is the least of the placer's margins over the replies.
+each opening class and after which mover replies.  Exact values then cost a
+few null-window probes per reply, because the signs are known and the values
+are small (every opening of sizes 3-7 is won by exactly 1).
 
-* **Placer-won class** (every reply leaves the placer winning, margin >= 1):
-  replies are taken cheapest first (by the win/loss run's node count); each
-  reply's margin is found by probes "margin >= k?" for k = 2, 3, ... up to
-  the least margin found so far.  As soon as one reply gives 1 the class
-  margin is exactly 1 and the other replies need nothing.
-* **Mover-won class**: the winning reply the run found gets its exact margin
-  first (probes "placer's margin >= -k?" for k = 1, 2, ...; the mover wins
-  by the first k where the answer is yes).  Every other reply that the run did
-  not prove placer-won then needs one probe "placer's margin >= -k?" (does it
-  let the mover win by more?); a "no" sends that reply through the same
-  search.  Until every reply is done the class is only bounded.
+Both values are the placer's, as in the opening table, and both come out of
+one rule: after the mover's reply the placer is to move, and the mover picks
+the reply that is worst for the placer, so **a class's value is the least of
+the placer's values over the replies** (in the solver's two scorings):
 
-Every probe's answer is saved at once in ``size-N.margins.json`` (atomic
-writes), keyed by ``(point, reply, k)``; the plan above is a pure function of
-those answers, so a stopped run resumes by replaying the record and probing
-only what is new.  Successive probes of one position share its table (the
-second costs a fraction of the first), so node counts, unlike answers, depend
-on where a run was resumed.
+* margin: the final score difference;
+* remoteness mode: ``+(W - r)`` for a win in ``r`` plies, ``-(W - r)`` for a
+  loss (``W`` = ``WIN_BASE``), so the least value is the mover's fastest win or,
+  when every reply loses for the mover, its slowest loss; the class's
+  remoteness is ``1 + W - |value|``.
+
+The least over replies is found reply by reply, with each reply's known sign
+(placer-won replies are ``>= 1``, the mover's winning replies ``<= -1``):
+
+1. the first reply (the mover's known winning reply in a mover-won class,
+   else the cheapest by the win/loss run's node count) gets its exact value:
+   probes "value >= k?" from the end of its known range nearest zero for
+   margins (they are small), by bisection with fail-soft bounds for
+   remoteness;
+2. every other reply gets one probe "value >= least so far?" (none when its
+   known sign already says yes); a "no" sends it through step 1 below the
+   least so far.
+
+So a placer-won class's margin is settled by one probe when some reply gives
++1, and a mover-won class's by one probe per reply not already proven lost.
+
+Every probe's answer and fail-soft bound are saved at once in
+``size-N.margins.json`` (atomic writes), keyed by ``(point, reply, mode, k)``;
+the plan is a pure function of those answers, so a stopped run resumes by
+replaying the record and probing only what is new.  Successive probes of one
+position share its table (the second costs a fraction of the first), so node
+counts, unlike answers, depend on where a run was resumed.
 """
 
 from __future__ import annotations
@@ -39,43 +50,37 @@ from pathlib import Path
 from trilab.analysis import artifacts
 from trilab.analysis.trike_openings import read_reply_record, reply_representatives
 from trilab.solver import trike
-from trilab.solver.alphabeta import AlphaBetaSolver
+from trilab.solver.alphabeta import MODE_MARGIN, MODE_REMOTENESS, WIN_BASE, AlphaBetaSolver
 
 FORMAT = "trilab-trike-margins"
+MODES = {"margin": MODE_MARGIN, "remoteness": MODE_REMOTENESS}
+MAX_MARGIN = 7  # as AlphaBetaSolver.max_margin: a pawn has at most 6 neighbours
 
 
 class Stop(Exception):
-    """The time limit was reached inside a probe (what is saved stays saved)."""
+    """The time limit was reached (every answer so far is saved)."""
 
 
 @dataclass
-class ClassMargin:
-    """What is known of one opening class's margin (the placer's, as in the table).
+class ClassValue:
+    """What is known of one opening class's value in one mode (the placer's).
 
-    ``low <= margin <= high``; exact when they are equal.  ``None`` bounds are
-    open (nothing probed yet on that side).
+    ``low <= value <= high``; exact when they are equal.
     """
 
     point: int
+    mode: str
     winner: str
-    low: int | None
-    high: int | None
+    low: int
+    high: int
     replies_done: int
     replies_total: int
-    nodes: int
-    seconds: float
+    nodes: int = 0
+    seconds: float = 0.0
 
     @property
     def exact(self) -> bool:
-        return self.low is not None and self.low == self.high
-
-    def to_row(self, size: int) -> dict:
-        r, c = trike.point_coords(size)[self.point]
-        return {"point": self.point, "row": r, "col": c, "winner": self.winner,
-                "margin": self.low if self.exact else None,
-                "margin_low": self.low, "margin_high": self.high, "exact": self.exact,
-                "replies_done": self.replies_done, "replies_total": self.replies_total,
-                "nodes": self.nodes, "seconds": round(self.seconds, 3)}
+        return self.low == self.high
 
 
 def load(path: Path, size: int) -> dict:
@@ -88,126 +93,143 @@ def load(path: Path, size: int) -> dict:
 
 
 class Prober:
-    """Answers "is the placer's margin after ``reply`` to ``point`` at least k?",
-    from the saved record when it has the answer, else by one search (saved)."""
+    """Answers "is the placer's value after ``reply`` to ``point`` at least k?"
+    (with the search's fail-soft bound), from the saved record when it has
+    the answer, else by one search whose answer is saved at once."""
 
     def __init__(self, size: int, out: Path, tt_mb: float,
                  deadline: float | None = None,
                  progress: Callable[[str], None] | None = None):
         self.size, self.out = size, out
         self.data = load(out, size)
-        self.known = {(x["point"], x["reply"], x["k"]): x for x in self.data["probes"]}
+        self.known = {(x["point"], x["reply"], x.get("mode", "margin"), x["k"]): x
+                      for x in self.data["probes"]}
         self.deadline = deadline
         self.progress = progress
-        self.solver = AlphaBetaSolver(size, tt_mb=tt_mb, progress=self._tick)
-        self.last: tuple[int, int] | None = None
+        self.tt_mb = tt_mb
+        self._solver: AlphaBetaSolver | None = None
+        self.last: tuple | None = None
 
     def _tick(self, nodes: int) -> None:
         if self.deadline is not None and time.perf_counter() > self.deadline:
             raise Stop
 
-    def at_least(self, point: int, reply: int, k: int) -> bool:
-        key = (point, reply, k)
+    @property
+    def solver(self) -> AlphaBetaSolver:
+        if self._solver is None:  # a replay needs no table
+            self._solver = AlphaBetaSolver(self.size, tt_mb=self.tt_mb, progress=self._tick)
+        return self._solver
+
+    def probe(self, point: int, reply: int, mode: str, k: int) -> tuple[bool, int]:
+        key = (point, reply, mode, k)
         if key not in self.known:
-            if self.deadline is not None and time.perf_counter() > self.deadline:
-                raise Stop
-            if self.last != (point, reply):  # probes of one position share its table
-                self.solver.reset()
-                self.last = (point, reply)
-            n0, t0 = self.solver.nodes, time.perf_counter()
-            answer = self.solver.margin_at_least(trike.opening(self.size, point).play(reply), k)
-            row = {"point": point, "reply": reply, "k": k, "answer": bool(answer),
-                   "nodes": self.solver.nodes - n0,
+            self._tick(0)
+            solver = self.solver
+            if self.last != (point, reply, mode):  # probes of one search share its table
+                solver.reset()
+                self.last = (point, reply, mode)
+            n0, t0 = solver.nodes, time.perf_counter()
+            v = solver.null_window(trike.opening(self.size, point).play(reply), k, MODES[mode])
+            row = {"point": point, "reply": reply, "mode": mode, "k": k, "answer": v >= k,
+                   "bound": int(v), "nodes": solver.nodes - n0,
                    "seconds": round(time.perf_counter() - t0, 3)}
             self.data["probes"].append(row)
             self.known[key] = row
             artifacts.write_json(self.out, self.data)
             if self.progress is not None:
                 self.progress(f"opening {label(self.size, point)} reply "
-                              f"{label(self.size, reply)}: placer's margin >= {k}? "
-                              f"{'yes' if answer else 'no'} ({row['nodes']:,} nodes, "
+                              f"{label(self.size, reply)}: placer's {mode} >= {k}? "
+                              f"{'yes' if v >= k else 'no'} ({row['nodes']:,} nodes, "
                               f"{row['seconds']:.1f} s)")
-        return self.known[key]["answer"]
+        row = self.known[key]
+        return row["answer"], row.get("bound", k if row["answer"] else k - 1)
 
-    def cost(self, point: int) -> tuple[int, float]:
-        rows = [x for x in self.data["probes"] if x["point"] == point]
+    def cost(self, point: int, mode: str) -> tuple[int, float]:
+        rows = [x for x in self.data["probes"]
+                if x["point"] == point and x.get("mode", "margin") == mode]
         return sum(x["nodes"] for x in rows), sum(x["seconds"] for x in rows)
 
 
-def _placer_margin(prober: Prober, point: int, reply: int, lo: int, cap: int | None) -> int:
-    """The placer's margin after ``reply``, known to be >= ``lo``, searched
-    upwards; stops at ``cap`` (returns ``cap`` when the margin is at least it)."""
-    k = lo
-    while cap is None or k < cap:
-        if not prober.at_least(point, reply, k + 1):
-            return k
-        k += 1
-    return k
+def value_range(mode: str, sign: int) -> tuple[int, int]:
+    """The values a position of known sign (+1 won, -1 lost, 0 unknown) can take."""
+    top = MAX_MARGIN if mode == "margin" else WIN_BASE
+    return {1: (1, top), -1: (-top, -1), 0: (-top, top)}[sign]
 
 
-def class_margin(prober: Prober, point: int, winner: str, replies: dict[int, dict],
-                 winning_reply_only: bool = False) -> tuple[ClassMargin, bool]:
-    """One class's margin refined by the plan of the module docstring, as far
-    as the prober's deadline allows: ``(state, finished)``.  Every answer is
-    saved as it comes, so an unfinished class resumes where it stopped.
-    ``winning_reply_only`` stops a mover-won class after its known winning
-    reply's exact margin (a bound for the class)."""
-    size = prober.size
-    reps = sorted(set(reply_representatives(size, point).values()))
-    by_cost = sorted(reps, key=lambda r: (replies.get(r, {}).get("nodes", 1 << 62), r))
-    state = ClassMargin(point, winner, None, None, 0, len(reps), 0, 0.0)
-    try:
-        if winner == "placer":
-            state.low = 1  # every reply leaves the placer winning
-            for reply in by_cost:
-                m = _placer_margin(prober, point, reply, 1, state.high)
-                state.high = m if state.high is None else min(state.high, m)
-                state.replies_done += 1
-                if state.high == 1:
-                    state.replies_done = len(reps)  # no reply can give less
-                    break
-            state.low = state.high  # the least over every reply
+def exact_value(prober: Prober, point: int, reply: int, mode: str, lo: int, hi: int) -> int:
+    """The exact value in ``[lo, hi]``: margins step from the end nearest zero
+    (they are small), remoteness values bisect (fail-soft bounds narrow both)."""
+    while lo < hi:
+        if mode == "margin":  # ask "value >= k" next to the likely answer
+            k = lo + 1 if lo >= 0 else (hi if hi <= 0 else 1)
         else:
-            won = [r for r in by_cost if r in replies and not replies[r]["placer_wins"]]
-            if not won:
-                raise ValueError(f"the record has no winning reply of class {point}")
-            lost_for_mover = {r for r in reps if r in replies and replies[r]["placer_wins"]}
-            first = won[0]
-            k = 1  # the mover wins by at least k: the placer's margin is at most -k
-            state.high = -k
-            while not prober.at_least(point, first, -k):
-                k += 1
-                state.high = -k
-            state.replies_done = 1 + len(lost_for_mover)
-            for reply in ([] if winning_reply_only else by_cost):
-                if reply == first or reply in lost_for_mover:
+            k = (lo + hi + 1) // 2
+        yes, bound = prober.probe(point, reply, mode, k)
+        if yes:
+            lo = max(k, min(bound, hi))
+        else:
+            hi = min(k - 1, max(bound, lo))
+    return lo
+
+
+def class_value(prober: Prober, point: int, winner: str, replies: dict[int, dict],
+                mode: str = "margin",
+                first_reply_only: bool = False) -> tuple[ClassValue, bool]:
+    """One class's value, refined by the plan of the module docstring as far as
+    the prober's deadline allows: ``(state, finished)``.  ``first_reply_only``
+    stops after the first reply's exact value (a bound for the class)."""
+    reps = sorted(set(reply_representatives(prober.size, point).values()))
+    by_cost = sorted(reps, key=lambda r: (replies.get(r, {}).get("nodes", 1 << 62), r))
+
+    def sign(r: int) -> int:
+        return 0 if r not in replies else (1 if replies[r]["placer_wins"] else -1)
+
+    if winner == "mover":
+        won = [r for r in by_cost if sign(r) < 0]
+        if not won:
+            raise ValueError(f"the record has no winning reply of class {point}")
+        by_cost.remove(won[0])
+        by_cost.insert(0, won[0])
+    low, high = value_range(mode, 1 if winner == "placer" else -1)
+    state = ClassValue(point, mode, winner, low, high, 0, len(reps))
+    least: int | None = None
+    try:
+        for reply in by_cost:
+            lo, hi = value_range(mode, sign(reply))
+            if least is not None:
+                if lo >= least:  # its sign says it cannot go lower
+                    state.replies_done += 1
                     continue
-                while not prober.at_least(point, reply, -k):  # this reply wins by more
-                    k += 1
-                    state.high = -k
-                state.replies_done += 1
-            if state.replies_done == len(reps):
-                state.low = state.high
+                if prober.probe(point, reply, mode, least)[0]:
+                    state.replies_done += 1
+                    continue
+                hi = min(hi, least - 1)
+            least = exact_value(prober, point, reply, mode, lo, hi)
+            state.high = least
+            state.replies_done += 1
+            if first_reply_only:
+                break
+        if state.replies_done == len(reps):
+            state.low = state.high
         finished = True
     except Stop:
         finished = False
-    state.nodes, state.seconds = prober.cost(point)
+    state.nodes, state.seconds = prober.cost(point, mode)
     return state, finished
 
 
 def run(size: int, record: Path, out: Path, tt_mb: float, time_limit: float | None = None,
-        progress: Callable[[str], None] | None = None,
-        replay_only: bool = False) -> tuple[list[ClassMargin], bool]:
-    """Every class of the record refined, cheapest work first: placer-won
-    classes (often one probe each), then the known winning reply of each
-    mover-won class (cheapest proof first), then the mover-won classes' other
-    replies.  Returns the per-class states and whether the time limit stopped
-    the run (what follows is then reported from saved answers only).
-    ``replay_only`` searches nothing: the states from the saved answers."""
+        progress: Callable[[str], None] | None = None, modes: tuple[str, ...] = ("margin",),
+        replay_only: bool = False) -> tuple[list[ClassValue], bool]:
+    """Every class of the record refined in each mode, cheapest work first:
+    placer-won classes, then the known winning reply of each mover-won class
+    (cheapest proof first), then the mover-won classes' other replies; all
+    margins before any remoteness.  Returns the per-(class, mode) states and
+    whether the time limit stopped the run (what follows is then reported
+    from saved answers only).  ``replay_only`` searches nothing."""
     classes, replies = read_reply_record(record, size)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    deadline = -1.0 if replay_only else deadline
-    prober = Prober(size, out, tt_mb, deadline, progress)
+    prober = Prober(size, out, tt_mb, -1.0 if replay_only else deadline, progress)
 
     def winning_cost(point: int) -> float:
         rows = replies.get(point, {}).values()
@@ -215,18 +237,44 @@ def run(size: int, record: Path, out: Path, tt_mb: float, time_limit: float | No
 
     placer = sorted(p for p in classes if classes[p]["winner"] == "placer")
     mover = sorted((p for p in classes if classes[p]["winner"] != "placer"), key=winning_cost)
-    passes = [(p, False) for p in placer] + [(p, True) for p in mover]
-    passes += [(p, False) for p in mover]
-    states: dict[int, ClassMargin] = {}
+    states: dict[tuple[int, str], ClassValue] = {}
     stopped = False
-    for point, winning_reply_only in passes:
-        if stopped:
-            prober.deadline = -1.0  # replay saved answers, search nothing new
-        state, finished = class_margin(prober, point, classes[point]["winner"],
-                                       replies.get(point, {}), winning_reply_only)
-        states[point] = state
-        stopped = stopped or not finished
-    return [states[p] for p in sorted(states)], stopped
+    for mode in modes:
+        passes = [(p, False) for p in placer] + [(p, True) for p in mover]
+        passes += [(p, False) for p in mover]
+        for point, first_only in passes:
+            if stopped:
+                prober.deadline = -1.0  # replay saved answers, search nothing new
+            state, finished = class_value(prober, point, classes[point]["winner"],
+                                          replies.get(point, {}), mode, first_only)
+            states[point, mode] = state
+            stopped = stopped or not finished
+    return [states[k] for k in sorted(states)], stopped
+
+
+def table_rows(size: int, states: list[ClassValue]) -> list[dict]:
+    """One row per class: margin and remoteness (exact or bounds), cost."""
+    rows: dict[int, dict] = {}
+    for st in states:
+        r, c = trike.point_coords(size)[st.point]
+        row = rows.setdefault(st.point, {"point": st.point, "row": r, "col": c,
+                                         "winner": st.winner, "nodes": 0, "seconds": 0.0})
+        if st.mode == "margin":
+            row.update(margin=st.low if st.exact else None, margin_low=st.low,
+                       margin_high=st.high, margin_exact=st.exact)
+        else:  # remoteness from the placer's remoteness-mode value
+            def rem(v: int) -> int:
+                return 1 + WIN_BASE - abs(v)
+
+            row.update(remoteness=rem(st.low) if st.exact else None,
+                       remoteness_exact=st.exact,
+                       remoteness_bounds=None if st.exact else
+                       sorted({rem(st.low), rem(st.high)}))
+        row[f"{st.mode}_replies_done"] = st.replies_done
+        row["replies_total"] = st.replies_total
+        row["nodes"] += st.nodes
+        row["seconds"] = round(row["seconds"] + st.seconds, 3)
+    return [rows[p] for p in sorted(rows)]
 
 
 def label(size: int, point: int) -> str:

@@ -500,11 +500,18 @@ class AlphaBetaSolver:
         mine, theirs = pos.mine_theirs()
         return self._probe(MODE_MARGIN, mine, theirs, pos.pawn, -1, 1) > 0
 
+    def null_window(self, pos: TrikePosition, k: int, mode: int = MODE_MARGIN) -> int:
+        """One null-window probe "is the value at least ``k``?" in ``mode``: the
+        fail-soft result ``v``.  The value is at least ``k`` iff ``v >= k``,
+        and ``v`` bounds it (from below if so, from above if not).  Values of
+        ``MODE_REMOTENESS`` are ``+-(WIN_BASE - remoteness)``."""
+        mine, theirs = pos.mine_theirs()
+        return self._probe(mode, mine, theirs, pos.pawn, k - 1, k)
+
     def margin_at_least(self, pos: TrikePosition, k: int) -> bool:
         """Whether the side to move's exact margin is at least ``k`` (one
         null-window probe; ``is_win`` is ``margin_at_least(pos, 1)``)."""
-        mine, theirs = pos.mine_theirs()
-        return self._probe(MODE_MARGIN, mine, theirs, pos.pawn, k - 1, k) >= k
+        return self.null_window(pos, k) >= k
 
     def margin(self, pos: TrikePosition) -> int:
         mine, theirs = pos.mine_theirs()

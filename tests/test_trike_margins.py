@@ -1,5 +1,5 @@
-"""Margins from a win/loss reply record (`trilab margins`): against full solves,
-the plan's logic on made-up margins, resuming, bad input."""
+"""Margins and remoteness from a win/loss reply record (`trilab margins`):
+against full solves, the plan's logic on made-up values, resuming, bad input."""
 
 from __future__ import annotations
 
@@ -19,30 +19,33 @@ def _win_loss_record(size: int, tmp_path) -> str:
 
 
 @pytest.mark.parametrize("size", [3, 4, 5, 6])
-def test_margins_match_the_full_solve(size, tmp_path):
+def test_margins_and_remoteness_match_the_full_solve(size, tmp_path):
     out = _win_loss_record(size, tmp_path)
-    got = studies.margins_trike(size, tt_mb=4, out=out)
+    got = studies.margins_trike(size, tt_mb=4, out=out, remoteness=True)
     full = trike_openings.run(size, tt_mb=4).table
-    want = {int(r.point): int(r.margin) for r in full.itertuples()}
-    assert got.stopped is None and got.rows
+    want = {int(r.point): (int(r.margin), int(r.remoteness)) for r in full.itertuples()}
+    assert got.stopped is None and got.rows and got.complete
     for row in got.rows:
-        assert row["exact"] and row["margin"] == want[row["point"]], row
+        assert row["margin_exact"] and row["remoteness_exact"], row
+        assert (row["margin"], row["remoteness"]) == want[row["point"]], row
         assert row["winner"] == ("placer" if row["margin"] > 0 else "mover")
     assert {r["point"] for r in got.rows} == {c[0] for c in
                                               trike_openings.trike.opening_classes(size)}
 
 
 class FakeProber:
-    """Answers from made-up margins per reply (the plan's logic, no search)."""
+    """Answers from made-up values per reply (the plan's logic, no search);
+    its fail-soft bounds are the weakest allowed (``k`` or ``k - 1``)."""
 
     def __init__(self, size: int, margins: dict[int, int]):
         self.size, self.margins, self.asked = size, margins, []
 
-    def at_least(self, point: int, reply: int, k: int) -> bool:
+    def probe(self, point: int, reply: int, mode: str, k: int) -> tuple[bool, int]:
         self.asked.append((reply, k))
-        return self.margins[reply] >= k
+        yes = self.margins[reply] >= k
+        return yes, (k if yes else k - 1)
 
-    def cost(self, point: int) -> tuple[int, float]:
+    def cost(self, point: int, mode: str) -> tuple[int, float]:
         return 0, 0.0
 
 
@@ -55,13 +58,13 @@ def test_placer_won_class_margin_is_the_least_over_replies():
     margins = {r: 3 + (i % 3) for i, r in enumerate(reps)}  # 3, 4, 5, 3, ...
     margins[reps[-1]] = 2
     record = {r: {"placer_wins": True, "nodes": 100 - i} for i, r in enumerate(reps)}
-    state, finished = trike_margins.class_margin(FakeProber(5, margins), 1, "placer", record)
+    state, finished = trike_margins.class_value(FakeProber(5, margins), 1, "placer", record)
     assert finished and state.exact and state.low == 2
     # stops early: a reply of margin 1 settles the class at once
     margins[reps[0]] = 1
     prober = FakeProber(5, margins)
     record[reps[0]]["nodes"] = 0  # the cheapest, so asked first
-    state, finished = trike_margins.class_margin(prober, 1, "placer", record)
+    state, finished = trike_margins.class_value(prober, 1, "placer", record)
     assert finished and state.low == state.high == 1 and prober.asked == [(reps[0], 2)]
 
 
@@ -74,43 +77,43 @@ def test_mover_won_class_takes_the_replys_that_wins_by_most():
         margins[r] = 1
     record = {won: {"placer_wins": False, "nodes": 5}, lost: {"placer_wins": True, "nodes": 9}}
     prober = FakeProber(5, margins)
-    state, finished = trike_margins.class_margin(prober, 0, "mover", record)
+    state, finished = trike_margins.class_value(prober, 0, "mover", record)
     assert finished and state.exact and state.low == -3
     assert all(reply != lost for reply, _ in prober.asked)  # proven placer-won: not asked
     # the first pass stops after the known winning reply: a bound, not the value
     prober = FakeProber(5, margins)
-    state, finished = trike_margins.class_margin(prober, 0, "mover", record,
-                                                 winning_reply_only=True)
-    assert finished and not state.exact and state.high == -1 and state.low is None
+    state, finished = trike_margins.class_value(prober, 0, "mover", record,
+                                                 first_reply_only=True)
+    assert finished and not state.exact and state.high == -1 and state.low == -7
     assert {reply for reply, _ in prober.asked} == {won}
 
 
 def test_a_stopped_run_resumes_to_the_same_answers(tmp_path, monkeypatch):
     out = _win_loss_record(5, tmp_path)
-    real = trike_margins.Prober.at_least
+    real = trike_margins.Prober.probe
     calls = {"n": 0}
 
-    def flaky(self, point, reply, k):
-        if (point, reply, k) not in self.known:
+    def flaky(self, point, reply, mode, k):
+        if (point, reply, mode, k) not in self.known:
             calls["n"] += 1
-            if calls["n"] == 3:
+            if calls["n"] == 6:
                 raise KeyboardInterrupt
-        return real(self, point, reply, k)
+        return real(self, point, reply, mode, k)
 
-    monkeypatch.setattr(trike_margins.Prober, "at_least", flaky)
-    first = studies.margins_trike(5, tt_mb=4, out=out)
-    assert first.stopped == "interrupted" and not all(r["exact"] for r in first.rows)
+    monkeypatch.setattr(trike_margins.Prober, "probe", flaky)
+    first = studies.margins_trike(5, tt_mb=4, out=out, remoteness=True)
+    assert first.stopped == "interrupted" and not first.complete
     saved = json.loads((tmp_path / "size-5.margins.json").read_text())["probes"]
-    assert len(saved) == 2
-    monkeypatch.setattr(trike_margins.Prober, "at_least", real)
-    second = studies.margins_trike(5, tt_mb=4, out=out)
-    assert second.stopped is None and all(r["exact"] for r in second.rows)
+    assert len(saved) == 5
+    monkeypatch.setattr(trike_margins.Prober, "probe", real)
+    second = studies.margins_trike(5, tt_mb=4, out=out, remoteness=True)
+    assert second.stopped is None and second.complete
     again = json.loads((tmp_path / "size-5.margins.json").read_text())["probes"]
-    assert again[:2] == saved  # answers kept, none redone
+    assert again[:5] == saved  # answers kept, none redone
     full = trike_openings.run(5, tt_mb=4).table
-    want = {int(r.point): int(r.margin) for r in full.itertuples()}
-    assert {r["point"]: r["margin"] for r in second.rows} == {p: want[p] for p in
-                                                             (r["point"] for r in second.rows)}
+    want = {int(r.point): (int(r.margin), int(r.remoteness)) for r in full.itertuples()}
+    assert {r["point"]: (r["margin"], r["remoteness"]) for r in second.rows} == {
+        r["point"]: want[r["point"]] for r in second.rows}
 
 
 def test_cli_margins_json_and_bad_input(tmp_path):
@@ -126,3 +129,27 @@ def test_cli_margins_json_and_bad_input(tmp_path):
     r = CliRunner().invoke(cli, ["margins", "trike", "--size", "4", "--out", out,
                                  "--time-limit", "0"])
     assert r.exit_code == 2 and "Traceback" not in r.output
+
+
+def test_remoteness_values_bisect_and_take_the_least():
+    reps = _reps(5, 1)
+    values = {r: 30 + 3 * i for i, r in enumerate(reps)}
+    values[reps[2]] = 24  # the slowest loss for the mover: the class's value
+    record = {r: {"placer_wins": True, "nodes": i} for i, r in enumerate(reps)}
+    prober = FakeProber(5, values)
+    state, finished = trike_margins.class_value(prober, 1, "placer", record, "remoteness")
+    assert finished and state.exact and state.low == 24
+    assert len(prober.asked) <= 2 * 6 + len(reps)  # two bisections and a probe per reply
+    rows = trike_margins.table_rows(5, [state])
+    assert rows[0]["remoteness"] == 1 + trike_margins.WIN_BASE - 24
+
+
+def test_exact_value_uses_fail_soft_bounds():
+    class Tight(FakeProber):
+        def probe(self, point, reply, mode, k):
+            self.asked.append((reply, k))
+            return self.margins[reply] >= k, self.margins[reply]
+
+    prober = Tight(5, {0: 37})
+    assert trike_margins.exact_value(prober, 1, 0, "remoteness", 1, 60) == 37
+    assert len(prober.asked) <= 2
