@@ -190,6 +190,29 @@ def solve_trike(
     return SolveOutcome(study, files, stopped, message, paths["checkpoint"])
 
 
+def _with_probed_values(table, size: int, paths: dict[str, Path]):
+    """A win/loss table with the exact margins and remoteness that `trilab
+    margins` proved since (``size-N.margins.json``) filled in per class."""
+    probes, record = paths.get("margins"), None
+    if probes is None or not probes.exists() or table["margin"].notna().all():
+        return table
+    record = next((paths[k] for k in ("replies", "checkpoint") if paths[k].exists()), None)
+    if record is None:
+        return table
+    from trilab.analysis import trike_margins
+
+    states, _ = trike_margins.run(size, record, probes, tt_mb=1, replay_only=True,
+                                  modes=("margin", "remoteness"))
+    rows = {r["point"]: r for r in trike_margins.table_rows(size, states)}
+    reps = table.groupby("symmetry_class").point.transform("min")
+    table = table.copy()
+    for col in ("margin", "remoteness"):
+        proven = reps.map(lambda p, c=col: rows.get(p, {}).get(c))
+        table[col] = table[col].astype("object").where(table[col].notna(), proven)
+        table[col] = table[col].astype("Int64")
+    return table
+
+
 def write_trike_study(study, paths: dict[str, Path], tt_mb: float,
                       command: str | None = None) -> list[Path]:
     """The table (CSV), the opening map (PNG) and the metadata, each atomically."""
@@ -203,6 +226,7 @@ def write_trike_study(study, paths: dict[str, Path], tt_mb: float,
                                                                    study.size))
         reps = table.groupby("symmetry_class").point.transform("min")
         table = table.assign(confirmed=reps.map(said))
+    table = _with_probed_values(table, study.size, paths)
     meta = artifacts.base_metadata(
         command=command or artifacts.command_line(), game="trike", size=study.size,
         method=study.method, tt_mb=tt_mb, win_loss_only=study.win_loss_only,

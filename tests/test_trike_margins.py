@@ -153,3 +153,18 @@ def test_exact_value_uses_fail_soft_bounds():
     prober = Tight(5, {0: 37})
     assert trike_margins.exact_value(prober, 1, 0, "remoteness", 1, 60) == 37
     assert len(prober.asked) <= 2
+
+
+def test_the_win_loss_table_shows_the_probed_values(tmp_path):
+    """Solving again from the reply record writes the table with the margins
+    and remoteness `trilab margins` proved, equal to a full solve's."""
+    import pandas as pd
+
+    out = _win_loss_record(5, tmp_path)
+    assert pd.read_csv(out)["margin"].isna().all()
+    studies.margins_trike(5, tt_mb=4, out=out, remoteness=True)
+    studies.solve_trike(5, tt_mb=4, win_loss_only=True, split="replies", out=out)
+    table = pd.read_csv(out)
+    full = trike_openings.run(5, tt_mb=4).table
+    assert table["margin"].tolist() == full["margin"].tolist()
+    assert table["remoteness"].tolist() == full["remoteness"].tolist()
