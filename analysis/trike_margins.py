@@ -196,6 +196,8 @@ def class_value(prober: Prober, point: int, winner: str, replies: dict[int, dict
     try:
         for reply in by_cost:
             lo, hi = value_range(mode, sign(reply))
+            if mode == "remoteness":
+                lo, hi = _remoteness_range(prober.size, point, reply, lo, hi)
             if least is not None:
                 if lo >= least:  # its sign says it cannot go lower
                     state.replies_done += 1
@@ -250,6 +252,22 @@ def run(size: int, record: Path, out: Path, tt_mb: float, time_limit: float | No
             states[point, mode] = state
             stopped = stopped or not finished
     return [states[k] for k in sorted(states)], stopped
+
+
+def _remoteness_range(size: int, point: int, reply: int, lo: int, hi: int) -> tuple[int, int]:
+    """``[lo, hi]`` narrowed by what the position allows: a game that goes on
+    lasts at least one more ply and at most one ply per empty point, so
+    ``W - empty <= |value| <= W - 1`` (probing outside would search the whole
+    tree to refute the impossible)."""
+    child = trike.opening(size, point).play(reply)
+    if not child.legal_moves():
+        return lo, hi
+    empty = trike.n_points(size) - child.checkers
+    if lo >= 1:
+        return max(lo, WIN_BASE - empty), min(hi, WIN_BASE - 1)
+    if hi <= -1:
+        return max(lo, 1 - WIN_BASE), min(hi, empty - WIN_BASE)
+    return max(lo, 1 - WIN_BASE), min(hi, WIN_BASE - 1)
 
 
 def table_rows(size: int, states: list[ClassValue]) -> list[dict]:
