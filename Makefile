@@ -42,10 +42,11 @@ results: install results-mc
 	$(MAKE) results-balance report
 
 # Pie-rule balance: exact from the opening tables (instant), then agent games per
-# opening class (mcts:10000, 20 games a class: about 40 minutes on one core for 7-13).
+# opening class (mcts:10000, 20 games a class: about 50 minutes on one core for 7-19).
 results-balance: install
 	$(VENV)/bin/trilab balance trike --sizes 2-8 --exact
-	$(VENV)/bin/trilab balance trike --sizes 7,9,11,13 --agent mcts:10000 --games 20 --seed 2026
+	$(VENV)/bin/trilab balance trike --sizes 7,9,11,13,15,17,19 --agent mcts:10000 --games 20 \
+	  --seed 2026
 
 # The MCTS agent in the simulated games (one core, about 1.5 hours in all):
 # Tabula Trivium with random playouts against random, greedy and itself, then

@@ -272,6 +272,7 @@ def plot_by_size(summaries: list[dict], title: str):
                     label=f"pie value ({method}), % (50 = even)")
     ax.axhline(0, color="black", lw=0.8)
     ax.axhline(50, color="grey", lw=0.6, ls="--")
+    ax.set_xticks(sorted({s["size"] for s in summaries}))
     ax.set_xlabel("board side")
     ax.set_ylabel("percent / percentage points")
     ax.set_title(title, fontsize=10)
