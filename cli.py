@@ -235,12 +235,16 @@ def confirm(game: str, size: int, sample: int, tt_mb: float | None, time_limit: 
               metavar="SECONDS", help="Stop after this long, keeping every answer.")
 @click.option("--remoteness", is_flag=True,
               help="Also the remoteness (plies to the end), after every margin.")
+@click.option("--keys", type=click.Choice(["region", "whole"]), default="region",
+              show_default=True,
+              help="Table keys; 'whole' re-proves into size-N.margins-whole.* (a second "
+                   "code path).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout.")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="The opening table's CSV path [default: results/trike/size-N.csv]; the "
                    "per-reply record and size-N.margins.* are beside it.")
 def margins(game: str, size: int, tt_mb: float | None, time_limit: float | None,
-            remoteness: bool, as_json: bool, out: str | None) -> None:
+            remoteness: bool, keys: str, as_json: bool, out: str | None) -> None:
     """Exact winning margins (and remoteness) of a size solved win/loss reply by reply.
 
     Starts from the per-reply record of `trilab solve trike --size N --split
@@ -253,7 +257,8 @@ def margins(game: str, size: int, tt_mb: float | None, time_limit: float | None,
     try:
         outcome = studies.margins_trike(size, tt_mb, time_limit, out,
                                         progress=lambda m: click.echo(m, err=True),
-                                        remoteness=remoteness, command=_invocation())
+                                        remoteness=remoteness, keys=keys,
+                                        command=_invocation())
     except studies.StudyError as e:
         raise _usage_error(e) from None
     click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())

@@ -342,11 +342,13 @@ class MarginsOutcome:
 
 def margins_trike(size: int, tt_mb: float | None = None, time_limit: float | None = None,
                   out: str | Path | None = None, progress: Callable[[str], None] | None = None,
-                  remoteness: bool = False, command: str | None = None) -> MarginsOutcome:
+                  remoteness: bool = False, keys: str = "region",
+                  command: str | None = None) -> MarginsOutcome:
     """Exact margins (and with ``remoteness`` the remoteness) of a size whose
     win/loss map a reply-split run proved (:mod:`trilab.analysis.trike_margins`);
     resumable, saved after each probe.  Ctrl-C stops it like the time limit,
-    keeping every answer."""
+    keeping every answer.  ``keys="whole"`` re-proves with whole-position
+    table keys into ``size-N.margins-whole.*`` (a second code path)."""
     paths = trike_paths(size, out)
     record = next((paths[k] for k in ("replies", "checkpoint") if paths[k].exists()), None)
     if record is None:
@@ -355,32 +357,38 @@ def margins_trike(size: int, tt_mb: float | None = None, time_limit: float | Non
                          "first", "--size")
     from trilab.analysis import artifacts, trike_margins
 
+    if keys not in ("region", "whole"):
+        raise StudyError(f"unknown keys {keys!r}: region or whole", "--keys")
     tt_mb = default_tt_mb(size) if tt_mb is None else tt_mb
     modes = ("margin", "remoteness") if remoteness else ("margin",)
+    probes = paths["margins"]
+    if keys == "whole":
+        probes = probes.with_name(probes.name.replace(".margins.", ".margins-whole."))
     t0 = time.perf_counter()
     try:
-        states, timed_out = trike_margins.run(size, record, paths["margins"], tt_mb,
-                                              time_limit, progress, modes)
+        states, timed_out = trike_margins.run(size, record, probes, tt_mb, time_limit,
+                                              progress, modes, region_keys=keys == "region")
         stopped = f"time limit of {time_limit:g} s reached" if timed_out else None
     except KeyboardInterrupt:
-        states, _ = trike_margins.run(size, record, paths["margins"], tt_mb, modes=modes,
+        states, _ = trike_margins.run(size, record, probes, tt_mb, modes=modes,
                                       replay_only=True)
         stopped = "interrupted"
     except ValueError as e:
         raise StudyError(str(e)) from None
     rows = trike_margins.table_rows(size, states)
     outcome = MarginsOutcome(size, rows, [], stopped)
-    table = paths["margins"].with_suffix(".csv")
-    meta = paths["margins"].with_suffix(".meta.json")
+    table = probes.with_suffix(".csv")
+    meta = probes.with_suffix(".meta.json")
     import pandas as pd
 
     artifacts.write_csv(table, pd.DataFrame(rows))
     artifacts.write_json(meta, artifacts.base_metadata(
         command=command or artifacts.command_line(), game="trike", size=size, tt_mb=tt_mb,
-        record=str(record), modes=list(modes), complete=outcome.complete, stopped=stopped,
+        record=str(record), modes=list(modes), keys=keys, complete=outcome.complete,
+        stopped=stopped,
         seconds_this_run=round(time.perf_counter() - t0, 1),
         cpu_seconds=round(sum(r["seconds"] for r in rows), 1)))
-    outcome.files = [paths["margins"], table, meta]
+    outcome.files = [probes, table, meta]
     return outcome
 
 

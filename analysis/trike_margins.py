@@ -99,7 +99,7 @@ class Prober:
 
     def __init__(self, size: int, out: Path, tt_mb: float,
                  deadline: float | None = None,
-                 progress: Callable[[str], None] | None = None):
+                 progress: Callable[[str], None] | None = None, region_keys: bool = True):
         self.size, self.out = size, out
         self.data = load(out, size)
         self.known = {(x["point"], x["reply"], x.get("mode", "margin"), x["k"]): x
@@ -107,6 +107,7 @@ class Prober:
         self.deadline = deadline
         self.progress = progress
         self.tt_mb = tt_mb
+        self.region_keys = region_keys
         self._solver: AlphaBetaSolver | None = None
         self.last: tuple | None = None
 
@@ -117,7 +118,8 @@ class Prober:
     @property
     def solver(self) -> AlphaBetaSolver:
         if self._solver is None:  # a replay needs no table
-            self._solver = AlphaBetaSolver(self.size, tt_mb=self.tt_mb, progress=self._tick)
+            self._solver = AlphaBetaSolver(self.size, tt_mb=self.tt_mb, progress=self._tick,
+                                           region_keys=self.region_keys)
         return self._solver
 
     def probe(self, point: int, reply: int, mode: str, k: int) -> tuple[bool, int]:
@@ -222,16 +224,18 @@ def class_value(prober: Prober, point: int, winner: str, replies: dict[int, dict
 
 def run(size: int, record: Path, out: Path, tt_mb: float, time_limit: float | None = None,
         progress: Callable[[str], None] | None = None, modes: tuple[str, ...] = ("margin",),
-        replay_only: bool = False) -> tuple[list[ClassValue], bool]:
+        replay_only: bool = False, region_keys: bool = True) -> tuple[list[ClassValue], bool]:
     """Every class of the record refined in each mode, cheapest work first:
     placer-won classes, then the known winning reply of each mover-won class
     (cheapest proof first), then the mover-won classes' other replies; all
     margins before any remoteness.  Returns the per-(class, mode) states and
     whether the time limit stopped the run (what follows is then reported
-    from saved answers only).  ``replay_only`` searches nothing."""
+    from saved answers only).  ``replay_only`` searches nothing;
+    ``region_keys=False`` keys the table by whole positions (a second code path
+    for the same answers: keep its record apart)."""
     classes, replies = read_reply_record(record, size)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    prober = Prober(size, out, tt_mb, -1.0 if replay_only else deadline, progress)
+    prober = Prober(size, out, tt_mb, -1.0 if replay_only else deadline, progress, region_keys)
 
     def winning_cost(point: int) -> float:
         rows = replies.get(point, {}).values()

@@ -170,3 +170,18 @@ def test_the_win_loss_table_shows_the_probed_values(tmp_path):
     full = trike_openings.run(5, tt_mb=4).table
     assert table["margin"].tolist() == full["margin"].tolist()
     assert table["remoteness"].tolist() == full["remoteness"].tolist()
+
+
+def test_whole_position_keys_re_prove_into_their_own_files(tmp_path):
+    out = _win_loss_record(5, tmp_path)
+    region = studies.margins_trike(5, tt_mb=4, out=out, remoteness=True)
+    whole = studies.margins_trike(5, tt_mb=4, out=out, remoteness=True, keys="whole")
+    assert (tmp_path / "size-5.margins-whole.json").exists()
+    assert [f.name for f in whole.files] == ["size-5.margins-whole.json",
+                                             "size-5.margins-whole.csv",
+                                             "size-5.margins-whole.meta.json"]
+    values = ("point", "margin", "remoteness")
+    assert [[r[k] for k in values] for r in whole.rows] == \
+        [[r[k] for k in values] for r in region.rows]
+    with pytest.raises(studies.StudyError):
+        studies.margins_trike(5, out=out, keys="bogus")
