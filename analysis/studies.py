@@ -233,7 +233,7 @@ def write_trike_study(study, paths: dict[str, Path], tt_mb: float,
         complete=study.complete, nodes=study.nodes, seconds=round(study.seconds, 3),
         summary=study.summary(), **study.extra)
     artifacts.write_csv(paths["csv"], table)
-    artifacts.save_figure(paths["png"], plots.trike_opening_map(study.table, study.size))
+    artifacts.save_figure(paths["png"], plots.trike_opening_map(table, study.size))
     artifacts.write_json(paths["meta"], meta)
     return [paths["csv"], paths["meta"], paths["png"]]
 
