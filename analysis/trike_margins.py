@@ -225,14 +225,17 @@ def class_value(prober: Prober, point: int, winner: str, replies: dict[int, dict
 def run(size: int, record: Path, out: Path, tt_mb: float, time_limit: float | None = None,
         progress: Callable[[str], None] | None = None, modes: tuple[str, ...] = ("margin",),
         replay_only: bool = False, region_keys: bool = True) -> tuple[list[ClassValue], bool]:
-    """Every class of the record refined in each mode, cheapest work first:
-    placer-won classes, then the known winning reply of each mover-won class
-    (cheapest proof first), then the mover-won classes' other replies; all
-    margins before any remoteness.  Returns the per-(class, mode) states and
-    whether the time limit stopped the run (what follows is then reported
-    from saved answers only).  ``replay_only`` searches nothing;
-    ``region_keys=False`` keys the table by whole positions (a second code path
-    for the same answers: keep its record apart)."""
+    """Every class of the record refined in each mode, all margins before any
+    remoteness, cheapest work first.  Margins: placer-won classes (one probe
+    each when some reply gives +1), then the known winning reply of each
+    mover-won class (cheapest proof first), then their other replies.
+    Remoteness: the mover-won classes first (replies proven lost for the mover
+    need no probe), then the placer-won ones (a probe for every reply).
+    Returns the per-(class, mode) states and whether the time limit stopped
+    the run (what follows is then reported from saved answers only).
+    ``replay_only`` searches nothing; ``region_keys=False`` keys the table by
+    whole positions (a second code path for the same answers: keep its record
+    apart)."""
     classes, replies = read_reply_record(record, size)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     prober = Prober(size, out, tt_mb, -1.0 if replay_only else deadline, progress, region_keys)
@@ -246,8 +249,9 @@ def run(size: int, record: Path, out: Path, tt_mb: float, time_limit: float | No
     states: dict[tuple[int, str], ClassValue] = {}
     stopped = False
     for mode in modes:
-        passes = [(p, False) for p in placer] + [(p, True) for p in mover]
-        passes += [(p, False) for p in mover]
+        passes = [(p, True) for p in mover] + [(p, False) for p in mover]
+        placer_passes = [(p, False) for p in placer]
+        passes = placer_passes + passes if mode == "margin" else passes + placer_passes
         for point, first_only in passes:
             if stopped:
                 prober.deadline = -1.0  # replay saved answers, search nothing new
