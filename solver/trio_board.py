@@ -76,6 +76,13 @@ stream :func:`solver.rng.game_stream`; choosing among ``k`` candidates draws
   children's order, the playouts) come from the game's stream, so a game depends on
   ``(seed, game)`` only, never on the chunking.  **[choice]** A seat with a single
   legal move plays it without searching (no draw), as the other policies do.
+* ``mcts-greedy:N`` / ``mcts-greedy:N:K`` (1 <= K <= :data:`MAX_PLAYOUT_PLIES`): the
+  same search with **greedy playouts** (every seat plays ``greedy``), to the end of
+  the game, or cut after K plies and then scored by
+  :func:`solver.trio_board_agents.position_rewards` (a share of the reward per seat
+  from its material and its General's distance to a Fortress).  Random playouts
+  mostly end with every General lost (no winner, reward 0 for all), which gives
+  ``mcts:N`` little to learn from; greedy ones reach Fortresses.
 
 Results: ``(winners, length, reason, digest)``: the winner's bit (0 for no
 winner), the plies played (moves and passes), the index in :data:`END_REASONS`
@@ -155,14 +162,23 @@ POLICIES = {
 SEARCH_POLICIES = {
     "mcts:N": "Monte Carlo tree search (UCT + solver, max^n, random playouts), "
               "N simulations per move",
+    "mcts-greedy:N": "mcts:N with greedy playouts to the end of the game",
+    "mcts-greedy:N:K": "mcts:N with greedy playouts cut after K plies and scored by "
+                       "material and the Generals' distance to a Fortress",
 }
 """The policies that search through :mod:`solver.trio_board_agents` (study games only)."""
-POLICY_RANDOM, POLICY_GREEDY, POLICY_MCTS = 0, 1, 2
+POLICY_RANDOM, POLICY_GREEDY, POLICY_MCTS, POLICY_MCTS_GREEDY = 0, 1, 2, 3
+SEARCH_CODES = {"mcts": POLICY_MCTS, "mcts-greedy": POLICY_MCTS_GREEDY}
+PLAYOUT_RANDOM = -1
+"""The playout of an ``mcts:N`` seat (:data:`I_PLAYOUT`); ``mcts-greedy`` seats have
+0 (greedy to the end) or the cutoff K."""
+MAX_PLAYOUT_PLIES = 10_000
 POLICY_CODES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY}
 """The policies without an argument (``choose_move``'s codes)."""
 MAX_SIMULATIONS = 10_000_000
 """Most MCTS simulations per move accepted by :func:`parse_policy_spec`."""
-POLICY_FORMS = f"random, greedy or mcts:N (1 <= N <= {MAX_SIMULATIONS})"
+POLICY_FORMS = (f"random, greedy, mcts:N or mcts-greedy:N[:K] (1 <= N <= {MAX_SIMULATIONS}, "
+                f"1 <= K <= {MAX_PLAYOUT_PLIES})")
 
 PASS_CODE = N_NODES * N_NODES
 """Digest code of a pass (a move folds ``from * N_NODES + to < PASS_CODE``)."""
@@ -193,8 +209,10 @@ BIT_INDEX.setflags(write=False)
 # icfg layout: header, then the tables
 I_PLY_CAP, I_FORTRESS, I_LOST, I_START_SIDE, I_POLICY = 0, 1, 2, 3, 4
 I_SIMS = I_POLICY + N_SEATS
-"""+ seat: the simulations of an ``mcts:N`` seat (0 for the other policies)."""
-HEADER = I_SIMS + N_SEATS
+"""+ seat: the simulations of a searching seat (0 for the other policies)."""
+I_PLAYOUT = I_SIMS + N_SEATS
+"""+ seat: the playout of a searching seat (:data:`PLAYOUT_RANDOM`, 0 or K)."""
+HEADER = I_PLAYOUT + N_SEATS
 OFF_NBR = HEADER
 OFF_NBR_MASK = OFF_NBR + N_CELLS * MAX_NEIGHBOURS
 OFF_FWD_MASK = OFF_NBR_MASK + N_CELLS
@@ -438,7 +456,7 @@ def play_game(nbr: np.ndarray, nbr_mask: np.ndarray, fwd_mask: np.ndarray,
             digest = rng.digest_step(digest, np.int64(PASS_CODE))
         else:
             policy = icfg[I_POLICY + side]
-            if policy != POLICY_MCTS:
+            if policy != POLICY_MCTS and policy != POLICY_MCTS_GREEDY:
                 i = choose_move(policy, state, side, dist, n, mfrom, mto, cand, st)
                 frm, to = mfrom[i], mto[i]
             elif n == 1:
@@ -446,7 +464,7 @@ def play_game(nbr: np.ndarray, nbr_mask: np.ndarray, fwd_mask: np.ndarray,
             else:
                 code = agents.mcts_turn(legal, apply, seat, rewards, playout, chance, mw,
                                         state, cap, lost, st, icfg[I_SIMS + side],
-                                        DEFAULT_EXPLORATION)
+                                        DEFAULT_EXPLORATION, icfg[I_PLAYOUT + side])
                 frm, to = code // N_NODES, code % N_NODES
             digest = rng.digest_step(digest, np.int64(frm * N_NODES + to))
             result = apply_move(state, frm, to, lost)
@@ -483,7 +501,7 @@ def play_chunk_kernel(seed: np.uint64, first_game: int, n_games: int, icfg: np.n
     nbr, nbr_mask, fwd_mask, fort_of, zone, dist, bits, init = unpack_tables(icfg)
     nodes = 1
     for s in range(N_SEATS):
-        if icfg[I_POLICY + s] == POLICY_MCTS:
+        if icfg[I_POLICY + s] >= POLICY_MCTS:
             nodes = max(nodes, agents.tree_nodes(icfg[I_SIMS + s]))
     mw = agents.new_mcts_work(icfg, icfg[I_PLY_CAP], nodes)
     state = np.zeros(STATE_SIZE, dtype=np.int64)
@@ -525,29 +543,46 @@ def play_chunk(seed: np.uint64, first_game: int, n_games: int, icfg: np.ndarray,
 OPTION_KEYS = ("policies", "fortress", "ply_cap", "lost_general")
 
 
-def parse_policy_spec(text: str) -> tuple[int, int]:
-    """``(policy code, simulations)`` of a policy name (simulations 0 but for
-    ``mcts:N``); ``ValueError`` with one line if it is none."""
+def parse_policy_spec(text: str) -> tuple[int, int, int]:
+    """``(policy code, simulations, playout)`` of a policy name: simulations 0 and
+    playout :data:`PLAYOUT_RANDOM` but for the searching policies (``mcts:N``:
+    random playouts; ``mcts-greedy:N``: 0, greedy to the end; ``mcts-greedy:N:K``:
+    K); ``ValueError`` with one line if it is none."""
     name = text.strip() if isinstance(text, str) else text
     if name in POLICY_CODES:
-        return POLICY_CODES[name], 0
-    if isinstance(name, str) and name.partition(":")[0] == "mcts":
-        arg = name.partition(":")[2]
+        return POLICY_CODES[name], 0, PLAYOUT_RANDOM
+    head, _, arg = name.partition(":") if isinstance(name, str) else ("", "", "")
+    if head in SEARCH_CODES:
+        arg, _, cut = arg.partition(":")
         if arg.endswith("s") and arg[:-1].replace(".", "", 1).isdigit():
             raise ValueError(f"bad mcts simulations {arg!r} in {name!r}: a time budget is "
-                             f"not reproducible in a study; give simulations per move, mcts:N")
+                             f"not reproducible in a study; give simulations per move, "
+                             f"{head}:N")
         if not (arg.isascii() and arg.isdigit() and 1 <= int(arg) <= MAX_SIMULATIONS):
             raise ValueError(f"bad mcts simulations {arg!r} in {name!r}: expected an integer "
                              f"1..{MAX_SIMULATIONS}")
-        return POLICY_MCTS, int(arg)
+        if head == "mcts":
+            if cut:
+                raise ValueError(f"bad policy {name!r}: a playout cutoff needs "
+                                 f"mcts-greedy:N:K")
+            return POLICY_MCTS, int(arg), PLAYOUT_RANDOM
+        if cut and not (cut.isascii() and cut.isdigit()
+                        and 1 <= int(cut) <= MAX_PLAYOUT_PLIES):
+            raise ValueError(f"bad playout cutoff {cut!r} in {name!r}: expected an integer "
+                             f"1..{MAX_PLAYOUT_PLIES}")
+        return POLICY_MCTS_GREEDY, int(arg), int(cut) if cut else 0
     raise ValueError(f"unknown policy {text!r}; trio-board policies: {POLICY_FORMS}")
 
 
 def parse_policy(text: str) -> str:
-    """The normalised policy name (``mcts:N`` with N as given); ``ValueError`` with one
-    line naming the policies if it is none."""
-    code, sims = parse_policy_spec(text)
-    return f"mcts:{sims}" if code == POLICY_MCTS else text.strip()
+    """The normalised policy name (``mcts:N``, ``mcts-greedy:N[:K]`` with the numbers
+    as given); ``ValueError`` with one line naming the policies if it is none."""
+    code, sims, playout = parse_policy_spec(text)
+    if code == POLICY_MCTS:
+        return f"mcts:{sims}"
+    if code == POLICY_MCTS_GREEDY:
+        return f"mcts-greedy:{sims}" + (f":{playout}" if playout > 0 else "")
+    return text.strip()
 
 
 def make_config(options: dict) -> GameConfig:
@@ -582,7 +617,7 @@ def make_config(options: dict) -> GameConfig:
     icfg[I_LOST] = LOST_GENERAL_OPTIONS.index(lost)
     icfg[I_START_SIDE] = 0
     for s, name in enumerate(names):
-        icfg[I_POLICY + s], icfg[I_SIMS + s] = parse_policy_spec(name)
+        icfg[I_POLICY + s], icfg[I_SIMS + s], icfg[I_PLAYOUT + s] = parse_policy_spec(name)
     icfg[OFF_NBR:OFF_NBR_MASK] = t.nbr.ravel()
     icfg[OFF_NBR_MASK:OFF_FWD_MASK] = t.nbr_mask
     icfg[OFF_FWD_MASK:OFF_FORT] = t.fwd_mask.ravel()

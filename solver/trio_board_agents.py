@@ -27,7 +27,10 @@ then the agents' own columns:
 * :data:`S_REASON`: the index of the end reason in
   :data:`~trilab.solver.trio_board.END_REASONS`, :data:`NO_RESULT` while the
   game goes on.  The end rules are applied when a ply is played (and by
-  :func:`from_position`), so ``legal`` only reads this column.
+  :func:`from_position`), so ``legal`` only reads this column;
+* :data:`S_PLAYOUT`: the playout of the search (``PLAYOUT_RANDOM``; 0: greedy to
+  the end; K: greedy cut after K plies), set by the game loop per seat
+  (``mcts:N`` / ``mcts-greedy:N[:K]``) and by :func:`agent_game`'s ``playout``.
 
 Plies, as in :func:`trilab.solver.trio_board.play_game`: the seat to move
 plays a move, or **passes when it has no legal move: the pass is an explicit
@@ -48,11 +51,13 @@ lists the moves in the engine's order (``from``, then ``to`` ascending: so
 the codes ascend).
 
 Rewards: 1 to the winner, 0 to the others; all 0 when nobody wins (no
-General left, or the ply cap).  The playout plays the engine's ``random``
+General left, or the ply cap).  The random playout plays the engine's ``random``
 policy for every seat (:func:`trilab.solver.trio_board.choose_move`: ``below(n)``
 among ``n > 1`` moves, no draw for a single move or a pass) to the end of
 the game, so a playout from :func:`initial_state` is the engine's all-random
-game of that stream.  No chance nodes: ``seat`` is the seat to move,
+game of that stream; the greedy playout plays its ``greedy`` policy likewise (the
+engine's all-greedy game), or stops after K plies, and a game still going on is
+then scored by :func:`position_rewards`.  No chance nodes: ``seat`` is the seat to move,
 ``chance`` -1.
 
 Tables: the flat ``int64`` table is the engine's configuration array
@@ -106,6 +111,8 @@ from trilab.solver.trio_board import (  # noqa: F401 (S_BOARD re-exported)
     OFF_NBR_MASK,
     OFF_ZONE,
     PASS_CODE,
+    PLAYOUT_RANDOM,
+    POLICY_GREEDY,
     POLICY_RANDOM,
     R_FORTRESS,
     R_NO_GENERALS,
@@ -136,7 +143,8 @@ S_PLY_CAP = ENGINE_STATE_SIZE
 S_LOST = S_PLY_CAP + 1
 S_WINNERS = S_LOST + 1
 S_REASON = S_WINNERS + 1
-STATE_SIZE = S_REASON + 1
+S_PLAYOUT = S_REASON + 1
+STATE_SIZE = S_PLAYOUT + 1
 NO_RESULT = -1
 """``S_REASON`` while the game goes on."""
 
@@ -245,26 +253,69 @@ def play_action(state: np.ndarray, action: int) -> None:
 
 
 @kernel
-def random_playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray,
-                   scratch: np.ndarray) -> int:
-    """Every seat plays the engine's ``random`` policy (its draws, in its order) until
-    the game ends; return the plies played.  ``scratch``: :data:`PLAYOUT_SCRATCH`
-    numbers."""
+def policy_playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray,
+                   scratch: np.ndarray, policy: int, max_plies: int) -> int:
+    """Every seat plays the engine's ``policy`` (``random`` or ``greedy``: its draws,
+    in its order) until the game ends, or for ``max_plies`` plies when that is
+    positive; return the plies played.  ``scratch``: :data:`PLAYOUT_SCRATCH` numbers."""
     nbr, nbr_mask, fwd_mask, fort_of, zone, dist, bits = geometry(t)
     mfrom = scratch[:MAX_MOVES]
     mto = scratch[MAX_MOVES:2 * MAX_MOVES]
     cand = scratch[2 * MAX_MOVES:3 * MAX_MOVES]
     plies = 0
-    while state[S_REASON] == NO_RESULT:
+    while state[S_REASON] == NO_RESULT and (max_plies <= 0 or plies < max_plies):
         side = state[S_SIDE]
         n = legal_moves(nbr, nbr_mask, fwd_mask, fort_of, zone, bits, state, side, mfrom, mto)
         if n == 0:
             play_ply(state, -1, -1)
         else:
-            i = choose_move(POLICY_RANDOM, state, side, dist, n, mfrom, mto, cand, stream)
+            i = choose_move(policy, state, side, dist, n, mfrom, mto, cand, stream)
             play_ply(state, mfrom[i], mto[i])
         plies += 1
     return plies
+
+
+@kernel(inline="always")
+def random_playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray,
+                   scratch: np.ndarray) -> int:
+    """Every seat plays ``random`` to the end of the game (:func:`policy_playout`)."""
+    return policy_playout(t, state, stream, scratch, POLICY_RANDOM, 0)
+
+
+GENERAL_THREAT = 3.0
+""":func:`position_rewards`: a General next to a Fortress (one step) counts this
+much, one ``d`` steps away ``GENERAL_THREAT / d``, beside material worth the piece
+codes (Soldier 1, Officer 2, General 3)."""
+
+
+@kernel
+def position_rewards(t: np.ndarray, state: np.ndarray, out: np.ndarray) -> None:
+    """Rewards of a game still going on (a cut playout): each seat with its General
+    gets the share ``v / sum v`` of its value ``v`` = material (the piece codes of
+    its pieces) + :data:`GENERAL_THREAT` / (its General's steps to the nearest
+    opponent Fortress); a seat without a General gets 0.  A finished game: 1 to the
+    winner (:func:`write_rewards`)."""
+    if state[S_REASON] != NO_RESULT:
+        write_rewards(state, out)
+        return
+    _, _, _, _, _, dist, _ = geometry(t)
+    total = 0.0
+    for s in range(N_SEATS):
+        g = state[S_GENERAL + s]
+        v = 0.0
+        if g >= 0:
+            for c in range(N_CELLS):
+                p = state[S_BOARD + c]
+                if p != 0 and (p >> tb.SEAT_SHIFT) == s:
+                    v += p & tb.KIND_MASK
+            d = dist[(s + 1) % N_SEATS, g]
+            other = dist[(s + 2) % N_SEATS, g]
+            d = other if other < d else d
+            v += GENERAL_THREAT / max(d, 1)
+        out[s] = v
+        total += v
+    for s in range(N_SEATS):
+        out[s] = out[s] / total if total > 0.0 else 0.0
 
 
 @kernel(inline="always")
@@ -285,6 +336,7 @@ def fill_state(state: np.ndarray, engine_state: np.ndarray, ply_cap: int, lost: 
     state[S_LOST] = lost
     state[S_WINNERS] = 0
     state[S_REASON] = NO_RESULT
+    state[S_PLAYOUT] = PLAYOUT_RANDOM
 
 
 @kernel
@@ -339,8 +391,13 @@ def mcts_rewards(t, state, out):
 
 @nb.cfunc(PLAYOUT_SIG, cache=True)
 def mcts_playout(t, state, stream, scratch, out):
-    plies = random_playout(t, state, stream, scratch)
-    write_rewards(state, out)
+    kind = state[S_PLAYOUT]
+    if kind == PLAYOUT_RANDOM:
+        plies = random_playout(t, state, stream, scratch)
+        write_rewards(state, out)
+    else:
+        plies = policy_playout(t, state, stream, scratch, POLICY_GREEDY, kind)
+        position_rewards(t, state, out)
     return plies
 
 
@@ -400,6 +457,7 @@ def from_position(pieces: Pieces, side: int = 0, ply: int = 0,
     state[:ENGINE_STATE_SIZE] = tb.new_state(pieces, side, ply)
     state[S_PLY_CAP] = ply_cap
     state[S_LOST] = lost
+    state[S_PLAYOUT] = PLAYOUT_RANDOM
     _begin(state)
     return state
 
@@ -564,15 +622,17 @@ def choose_action(w: MctsWork) -> int:
 @kernel
 def mcts_turn(legal, apply, seat, rewards, playout, chance, w: MctsWork,
               engine_state: np.ndarray, ply_cap: int, lost: int, stream: np.ndarray,
-              simulations: int, exploration: float) -> int:
+              simulations: int, exploration: float, playout_kind: int) -> int:
     """The ``mcts:N`` policy inside the engine's game loop: ``simulations``
     simulations of :func:`trilab.solver.mcts._search` from the game in progress (the
     engine's state: the seat to move may play and ``S_PLY < ply_cap``; the
     ``lost_general`` code ``lost``), on a tree of :func:`tree_nodes` nodes, drawing
     from ``stream``; returns the chosen action code (a move; the caller plays a pass
     without searching).  ``legal .. chance``: the :data:`KERNELS` (cfuncs come in as
-    arguments, one by one: a cached compiled function cannot hold their addresses)."""
+    arguments, one by one: a cached compiled function cannot hold their addresses).
+    ``playout_kind``: :data:`S_PLAYOUT` of the search (``mcts-greedy:N[:K]``: 0 or K)."""
     fill_state(w.root, engine_state, ply_cap, lost)
+    w.root[S_PLAYOUT] = playout_kind
     reset_tree(w)
     cap = min(tree_nodes(simulations), w.first_child.shape[0])
     mcts._search(legal, apply, seat, rewards, playout, chance, w.tables, w.root, stream,

@@ -331,14 +331,19 @@ def test_mcts_search_is_reproducible():
 
 
 def test_mcts_policy_parses():
-    assert tb.parse_policy_spec(" mcts:250 ") == (tb.POLICY_MCTS, 250)
-    assert tb.parse_policy_spec("greedy") == (tb.POLICY_GREEDY, 0)
+    assert tb.parse_policy_spec(" mcts:250 ") == (tb.POLICY_MCTS, 250, tb.PLAYOUT_RANDOM)
+    assert tb.parse_policy_spec("greedy") == (tb.POLICY_GREEDY, 0, tb.PLAYOUT_RANDOM)
+    assert tb.parse_policy_spec("mcts-greedy:40") == (tb.POLICY_MCTS_GREEDY, 40, 0)
+    assert tb.parse_policy_spec("mcts-greedy:40:6") == (tb.POLICY_MCTS_GREEDY, 40, 6)
+    assert tb.parse_policy("mcts-greedy:40:6 ") == "mcts-greedy:40:6"
     cfg = tb.make_config({"policies": ["mcts:7", " greedy", "random"], "ply_cap": 50})
     assert cfg.seat_policies == ("mcts:7", "greedy", "random")
     assert cfg.options["policies"] == ["mcts:7", "greedy", "random"]
     assert list(cfg.icfg[tb.I_POLICY:tb.I_POLICY + 3]) == [tb.POLICY_MCTS, tb.POLICY_GREEDY,
                                                           tb.POLICY_RANDOM]
     assert list(cfg.icfg[tb.I_SIMS:tb.I_SIMS + 3]) == [7, 0, 0]
+    cfg = tb.make_config({"policies": ["mcts-greedy:9:4", "mcts-greedy:5", "mcts:2"]})
+    assert list(cfg.icfg[tb.I_PLAYOUT:tb.I_PLAYOUT + 3]) == [4, 0, tb.PLAYOUT_RANDOM]
     assert tb.make_config({"policies": ["mcts:3"]}).seat_policies == ("mcts:3",) * 3
     assert "mcts:N" in tb.SPEC.policies and "mcts:N" not in tb.POLICIES
     with pytest.raises(ValueError, match="choose plays random or greedy"):
@@ -350,7 +355,9 @@ def test_mcts_policy_parses():
     ("mcts:x", "bad mcts simulations 'x'"), ("mcts:", "bad mcts simulations ''"),
     ("mcts", "bad mcts simulations ''"), ("mcts:1.5", "expected an integer 1..10000000"),
     ("mcts:10000001", "expected an integer"), ("mcts:2s", "not reproducible"),
-    ("mcts-greedy:5", "unknown policy"), ("mcts:٣", "bad mcts simulations")])
+    ("mcts-bogus:5", "unknown policy"), ("mcts:٣", "bad mcts simulations"),
+    ("mcts:5:3", "needs mcts-greedy:N:K"), ("mcts-greedy:5:0", "bad playout cutoff '0'"),
+    ("mcts-greedy:5:x", "bad playout cutoff"), ("mcts-greedy:0:3", "bad mcts simulations")])
 def test_bad_mcts_policies_give_one_line(text, needle):
     with pytest.raises(ValueError) as err:
         tb.make_config({"policies": [text, "greedy", "greedy"]})
@@ -418,3 +425,67 @@ def test_simulate_command_with_an_mcts_seat(tmp_path):
     assert bad.exit_code == 2
     assert len(bad.stderr.strip().splitlines()) == 1 and "bad mcts simulations" in bad.stderr
     assert not (tmp_path / "b.csv").exists()
+
+
+# ------------------------------------------------------------------ greedy playouts
+
+
+@pytest.mark.parametrize("fortress, lost", [("sides", "keep"), ("row3", "remove")])
+def test_greedy_playouts_are_the_engines_greedy_games(fortress, lost):
+    game = ag.agent_game(fortress, 200, lost)
+    w, n, r, _ = tb.play_games({"policies": ["greedy"], "fortress": fortress,
+                                "lost_general": lost, "ply_cap": 200}, 5, 0, 20)
+    for g in range(20):
+        state = ag.initial_state(fortress, 200, lost)
+        state[ag.S_PLAYOUT] = 0  # greedy to the end
+        plies, rewards = game.playout(state, _stream(5, g))
+        assert (ag.result_of(state), plies) == ((int(w[g]), int(r[g])), int(n[g]))
+        assert rewards == [float(w[g] >> s & 1) for s in range(3)]
+
+
+def test_cut_greedy_playouts_score_material_and_general_distance():
+    game = ag.agent_game("sides")
+    state = ag.initial_state("sides")
+    state[ag.S_PLAYOUT] = 3
+    plies, rewards = game.playout(state, _stream(2))
+    assert plies == 3 and ag.result_of(state) == (0, ag.NO_RESULT)
+    assert sum(rewards) == pytest.approx(1.0) and min(rewards) > 0.0
+    # the start position is symmetric: equal shares
+    out = np.zeros(3)
+    ag.position_rewards(game.tables, ag.initial_state("sides"), out)
+    assert out == pytest.approx([1 / 3] * 3)
+    # a seat without its General gets nothing; a General one step from a Fortress
+    # weighs GENERAL_THREAT beside its material
+    pieces = {31: G(0), 20: S(0), 40: G(1), 30: S(1), 5: S(2)}
+    state = ag.from_position(pieces, 0)
+    ag.position_rewards(game.tables, state, out)
+    assert out[2] == 0.0 and out[0] > out[1] > 0.0 and sum(out) == pytest.approx(1.0)
+
+
+def test_mcts_greedy_games_replay_through_the_python_search():
+    sims, cap, n, cut = 8, 40, 2, 4
+    options = {"policies": [f"mcts-greedy:{sims}:{cut}"], "ply_cap": cap}
+    w, length, r, d = tb.play_games(options, 3, 0, n)
+    game = ag.agent_game("sides", cap)
+    spec = mcts.AgentSpec(simulations=sims)
+    for g in range(n):
+        state, stream, digest = ag.initial_state("sides", cap), _stream(3, g), 0
+        state[ag.S_PLAYOUT] = cut
+        while actions := game.legal(state):
+            a = actions[0] if len(actions) == 1 else game.search(
+                state, spec, stream, max_nodes=ag.tree_capacity(sims)).action
+            digest = py_digest_step(digest, a)
+            game.apply(state, a)
+        assert (ag.result_of(state), int(state[ag.S_PLY]), digest) == (
+            (int(w[g]), int(r[g])), int(length[g]), int(d[g]))
+
+
+def test_mcts_greedy_games_do_not_depend_on_chunking():
+    from trilab.analysis.montecarlo import simulate
+
+    cfg = tb.make_config({"policies": ["mcts-greedy:10:4", "greedy", "mcts-greedy:6"],
+                          "ply_cap": 50})
+    base = simulate(tb.SPEC, cfg, 5, seed=4, chunk=5)
+    other = simulate(tb.SPEC, cfg, 5, seed=4, chunk=2)
+    np.testing.assert_array_equal(base.digest, other.digest)
+    np.testing.assert_array_equal(base.winners, other.winners)
