@@ -51,7 +51,9 @@ results-balance: install
 # The MCTS agent in the simulated games (one core, about 1.5 hours in all):
 # Tabula Trivium with random playouts against random, greedy and itself, then
 # greedy playouts cut after 4 turns against greedy (both orders, MCTS_GAMES each)
-# and itself (MCTS_SELF_GAMES); Trio board mcts:1500 in seat 0 or 2 against greedy.
+# and itself (MCTS_SELF_GAMES); Trio board mcts:1500 and mcts-greedy:1000:4 in seat 0
+# or 2 against greedy, and mcts-greedy:1000:4 in every seat under each Fortress reading
+# (MCTS_SELF_GAMES each, about 7 minutes on 2 cores).
 MCTS_GAMES ?= 400
 MCTS_SELF_GAMES ?= 4000
 results-mcts: install
@@ -61,9 +63,13 @@ results-mcts: install
 	    --seed 2026 --chunk 10 --jobs $(MC_JOBS) || exit 1; done
 	$(VENV)/bin/trilab simulate tabula-trivium --policy mcts-greedy:200:4 \
 	  --games $(MCTS_SELF_GAMES) --seed 2026 --chunk 20 --jobs $(MC_JOBS)
-	for pol in mcts:1500,greedy,greedy greedy,greedy,mcts:1500; do \
+	for pol in mcts:1500,greedy,greedy greedy,greedy,mcts:1500 \
+	    mcts-greedy:1000:4,greedy,greedy greedy,greedy,mcts-greedy:1000:4; do \
 	  $(VENV)/bin/trilab simulate trio-board --fortress sides --policy $$pol \
 	    --games $(MCTS_GAMES) --seed 2026 --chunk 10 --jobs $(MC_JOBS) || exit 1; done
+	for f in sides row3 general; do \
+	  $(VENV)/bin/trilab simulate trio-board --fortress $$f --policy mcts-greedy:1000:4 \
+	    --games $(MCTS_SELF_GAMES) --seed 2026 --chunk 10 --jobs $(MC_JOBS) || exit 1; done
 	$(VENV)/bin/trilab report tabula-trivium
 	$(VENV)/bin/trilab report trio-board
 
