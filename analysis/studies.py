@@ -264,6 +264,17 @@ class ConfirmOutcome:
         return "\n".join(lines + ["Wrote " + ", ".join(str(f) for f in self.files)])
 
 
+def _reply_record(size: int, paths: dict[str, Path]) -> Path:
+    """The per-reply record of a reply-split run: the checkpoint of a run in
+    progress, else the record a finished run left; a StudyError without one."""
+    record = next((paths[k] for k in ("checkpoint", "replies") if paths[k].exists()), None)
+    if record is None:
+        raise StudyError(f"no per-reply record of size {size} ({paths['checkpoint']} or "
+                         f"{paths['replies']}): run `trilab solve trike --size {size} --split "
+                         "replies --win-loss-only` first", "--size")
+    return record
+
+
 def confirm_trike(size: int, sample: int = 2, tt_mb: float | None = None,
                   time_limit: float | None = None, out: str | Path | None = None,
                   progress: Callable[[str], None] | None = None, jobs: int = 1,
@@ -271,11 +282,7 @@ def confirm_trike(size: int, sample: int = 2, tt_mb: float | None = None,
     """Re-prove a reply-split run's claims with the other table keying
     (:mod:`trilab.analysis.trike_confirm`); resumable, saved after each proof."""
     paths = trike_paths(size, out)
-    record = next((paths[k] for k in ("checkpoint", "replies") if paths[k].exists()), None)
-    if record is None:
-        raise StudyError(f"no per-reply record of size {size} ({paths['checkpoint']} or "
-                         f"{paths['replies']}): run `trilab solve trike --size {size} --split "
-                         "replies` first", "--size")
+    record = _reply_record(size, paths)
     if sample < 0:
         raise StudyError("--sample must be at least 0", "--sample")
     from trilab.analysis import trike_confirm
@@ -350,11 +357,7 @@ def margins_trike(size: int, tt_mb: float | None = None, time_limit: float | Non
     keeping every answer.  ``keys="whole"`` re-proves with whole-position
     table keys into ``size-N.margins-whole.*`` (a second code path)."""
     paths = trike_paths(size, out)
-    record = next((paths[k] for k in ("replies", "checkpoint") if paths[k].exists()), None)
-    if record is None:
-        raise StudyError(f"no per-reply record of size {size} ({paths['replies']}): run "
-                         f"`trilab solve trike --size {size} --split replies --win-loss-only` "
-                         "first", "--size")
+    record = _reply_record(size, paths)
     from trilab.analysis import artifacts, trike_margins
 
     if keys not in ("region", "whole"):

@@ -381,19 +381,24 @@ def test_mcts_games_do_not_depend_on_chunking():
     assert not np.array_equal(base.digest, plain.digest)
 
 
-@pytest.mark.parametrize("fortress, lost", [("sides", "keep"), ("general", "remove")])
-def test_the_game_loop_plays_the_python_search_moves(fortress, lost):
-    """All seats ``mcts:N``: the engine's games equal a replay through
-    ``AgentGame.search`` with the loop's tree size (a single legal move is played
-    without a search)."""
-    sims, cap, n = 10, 45, 3
-    options = {"policies": [f"mcts:{sims}"], "fortress": fortress, "lost_general": lost,
+@pytest.mark.parametrize("fortress, lost, policy, playout", [
+    ("sides", "keep", "mcts:10", tb.PLAYOUT_RANDOM),
+    ("general", "remove", "mcts:10", tb.PLAYOUT_RANDOM),
+    ("sides", "keep", "mcts-greedy:8:4", 4)])
+def test_the_game_loop_plays_the_python_search_moves(fortress, lost, policy, playout):
+    """All seats searching: the engine's games equal a replay through
+    ``AgentGame.search`` with the loop's tree size and playout (a single legal
+    move is played without a search)."""
+    cap, n = 45, 3
+    sims = tb.parse_policy_spec(policy)[1]
+    options = {"policies": [policy], "fortress": fortress, "lost_general": lost,
                "ply_cap": cap}
     w, length, r, d = tb.play_games(options, 8, 0, n)
     game = ag.agent_game(fortress, cap, lost)
     spec = mcts.AgentSpec(simulations=sims)
     for g in range(n):
         state, stream, digest = ag.initial_state(fortress, cap, lost), _stream(8, g), 0
+        state[ag.S_PLAYOUT] = playout
         while actions := game.legal(state):
             a = actions[0] if len(actions) == 1 else game.search(
                 state, spec, stream, max_nodes=ag.tree_capacity(sims)).action
@@ -460,24 +465,6 @@ def test_cut_greedy_playouts_score_material_and_general_distance():
     state = ag.from_position(pieces, 0)
     ag.position_rewards(game.tables, state, out)
     assert out[2] == 0.0 and out[0] > out[1] > 0.0 and sum(out) == pytest.approx(1.0)
-
-
-def test_mcts_greedy_games_replay_through_the_python_search():
-    sims, cap, n, cut = 8, 40, 2, 4
-    options = {"policies": [f"mcts-greedy:{sims}:{cut}"], "ply_cap": cap}
-    w, length, r, d = tb.play_games(options, 3, 0, n)
-    game = ag.agent_game("sides", cap)
-    spec = mcts.AgentSpec(simulations=sims)
-    for g in range(n):
-        state, stream, digest = ag.initial_state("sides", cap), _stream(3, g), 0
-        state[ag.S_PLAYOUT] = cut
-        while actions := game.legal(state):
-            a = actions[0] if len(actions) == 1 else game.search(
-                state, spec, stream, max_nodes=ag.tree_capacity(sims)).action
-            digest = py_digest_step(digest, a)
-            game.apply(state, a)
-        assert (ag.result_of(state), int(state[ag.S_PLY]), digest) == (
-            (int(w[g]), int(r[g])), int(length[g]), int(d[g]))
 
 
 def test_mcts_greedy_games_do_not_depend_on_chunking():
