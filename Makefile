@@ -122,6 +122,7 @@ results-8: install
 	$(VENV)/bin/trilab confirm trike --size 8 --sample 1 --jobs 2 \
 	  --time-limit $(or $(SECONDS_LIMIT),3600)
 	$(VENV)/bin/trilab margins trike --size 8 --remoteness --time-limit $(or $(SECONDS_LIMIT),3600)
+	$(VENV)/bin/trilab margins trike --size 8 --keys whole --time-limit $(or $(SECONDS_LIMIT),3600)
 	$(VENV)/bin/trilab solve trike --size 8 --win-loss-only --tt-mb 4096  # the table with them
 
 clean:
