@@ -193,10 +193,10 @@ def solve_trike(
 def _with_probed_values(table, size: int, paths: dict[str, Path]):
     """A win/loss table with the exact margins and remoteness that `trilab
     margins` proved since (``size-N.margins.json``) filled in per class."""
-    probes, record = paths.get("margins"), None
+    probes = paths.get("margins")
     if probes is None or not probes.exists() or table["margin"].notna().all():
         return table
-    record = next((paths[k] for k in ("replies", "checkpoint") if paths[k].exists()), None)
+    record = _reply_record(size, paths, required=False)
     if record is None:
         return table
     from trilab.analysis import trike_margins
@@ -264,11 +264,12 @@ class ConfirmOutcome:
         return "\n".join(lines + ["Wrote " + ", ".join(str(f) for f in self.files)])
 
 
-def _reply_record(size: int, paths: dict[str, Path]) -> Path:
+def _reply_record(size: int, paths: dict[str, Path], required: bool = True) -> Path | None:
     """The per-reply record of a reply-split run: the checkpoint of a run in
-    progress, else the record a finished run left; a StudyError without one."""
+    progress, else the record a finished run left; without one a StudyError
+    (or None when not ``required``)."""
     record = next((paths[k] for k in ("checkpoint", "replies") if paths[k].exists()), None)
-    if record is None:
+    if record is None and required:
         raise StudyError(f"no per-reply record of size {size} ({paths['checkpoint']} or "
                          f"{paths['replies']}): run `trilab solve trike --size {size} --split "
                          "replies --win-loss-only` first", "--size")

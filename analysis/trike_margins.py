@@ -50,11 +50,16 @@ from pathlib import Path
 from trilab.analysis import artifacts
 from trilab.analysis.trike_openings import read_reply_record, reply_representatives
 from trilab.solver import trike
-from trilab.solver.alphabeta import MODE_MARGIN, MODE_REMOTENESS, WIN_BASE, AlphaBetaSolver
+from trilab.solver.alphabeta import (
+    MAX_MARGIN,
+    MODE_MARGIN,
+    MODE_REMOTENESS,
+    WIN_BASE,
+    AlphaBetaSolver,
+)
 
 FORMAT = "trilab-trike-margins"
 MODES = {"margin": MODE_MARGIN, "remoteness": MODE_REMOTENESS}
-MAX_MARGIN = 7  # as AlphaBetaSolver.max_margin: a pawn has at most 6 neighbours
 
 
 class Stop(Exception):

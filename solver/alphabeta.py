@@ -61,6 +61,7 @@ from trilab.solver.trike import TrikePosition
 MODE_MARGIN = 0
 MODE_REMOTENESS = 1
 WIN_BASE = 60  # > 55 points, < 64 so encoded scores fit 7 signed bits
+MAX_MARGIN = 7  # a final margin is at most the pawn's point and its 6 neighbours
 
 FLAG_EMPTY = 0
 FLAG_EXACT = 1
@@ -450,7 +451,7 @@ class AlphaBetaSolver:
         self.tt = TranspositionTable(min(tt_mb, TT_CAP_MB.get(size, tt_mb)))
         self.use_symmetry = use_symmetry
         self.stats = np.zeros(4, dtype=np.int64)
-        self.max_margin = 7
+        self.max_margin = MAX_MARGIN
 
     @property
     def nodes(self) -> int:
