@@ -30,7 +30,7 @@ then the agents' own columns:
   :func:`from_position`), so ``legal`` only reads this column;
 * :data:`S_PLAYOUT`: the playout of the search (``PLAYOUT_RANDOM``; 0: greedy to
   the end; K: greedy cut after K plies), set by the game loop per seat
-  (``mcts:N`` / ``mcts-greedy:N[:K]``) and by :func:`agent_game`'s ``playout``.
+  (``mcts:N`` / ``mcts-greedy:N[:K]``); :func:`from_position` leaves it random.
 
 Plies, as in :func:`trilab.solver.trio_board.play_game`: the seat to move
 plays a move, or **passes when it has no legal move: the pass is an explicit
@@ -96,6 +96,7 @@ from trilab.solver.mcts import (
 from trilab.solver.trio_board import (  # noqa: F401 (S_BOARD re-exported)
     DEFAULT_LOST_GENERAL,
     DEFAULT_PLY_CAP,
+    EMPTY,
     GOES_ON,
     LOST_GENERAL_OPTIONS,
     LOST_REMOVE,
@@ -299,21 +300,21 @@ def position_rewards(t: np.ndarray, state: np.ndarray, out: np.ndarray) -> None:
         write_rewards(state, out)
         return
     _, _, _, _, _, dist, _ = geometry(t)
+    for s in range(N_SEATS):
+        out[s] = 0.0
+    for c in range(N_CELLS):  # material: one pass over the board
+        p = state[S_BOARD + c]
+        if p != EMPTY:
+            out[p >> tb.SEAT_SHIFT] += p & tb.KIND_MASK
     total = 0.0
     for s in range(N_SEATS):
         g = state[S_GENERAL + s]
-        v = 0.0
-        if g >= 0:
-            for c in range(N_CELLS):
-                p = state[S_BOARD + c]
-                if p != 0 and (p >> tb.SEAT_SHIFT) == s:
-                    v += p & tb.KIND_MASK
-            d = dist[(s + 1) % N_SEATS, g]
-            other = dist[(s + 2) % N_SEATS, g]
-            d = other if other < d else d
-            v += GENERAL_THREAT / max(d, 1)
-        out[s] = v
-        total += v
+        if g < 0:
+            out[s] = 0.0
+        else:
+            d = tb._nearest_opponent_fortress(dist, s, g)
+            out[s] += GENERAL_THREAT / max(d, 1)
+        total += out[s]
     for s in range(N_SEATS):
         out[s] = out[s] / total if total > 0.0 else 0.0
 
