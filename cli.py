@@ -135,8 +135,10 @@ def cli() -> None:
 @click.argument("game", callback=_game("solvable"))
 @click.option("--size", type=int, required=True, callback=_trike_size,
               help="Board side, 2..10.")
-@click.option("--method", type=click.Choice(["alphabeta", "retrograde"]), default="alphabeta",
-              show_default=True, help="Search, or a strong solution by tiers (sizes 2..7).")
+@click.option("--method", type=click.Choice(["alphabeta", "dfpn", "retrograde"]),
+              default="alphabeta", show_default=True,
+              help="Alpha-beta search; proof-number search (win/loss only, its table goes to "
+                   "results/trike/dfpn/); or a strong solution by tiers (sizes 2..7).")
 @click.option("--tt-mb", type=click.FloatRange(min=1, max=1 << 20), default=None,
               help="Transposition table size in MiB (per worker) [default: measured per size, "
                    "16 for size 6, 256 for 7, 4096 from 8].")
@@ -254,6 +256,7 @@ def margins(game: str, size: int, tt_mb: float | None, time_limit: float | None,
     """
     from trilab.analysis import studies
 
+    previous = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)  # a kill stops cleanly
     try:
         outcome = studies.margins_trike(size, tt_mb, time_limit, out,
                                         progress=lambda m: click.echo(m, err=True),
@@ -261,6 +264,8 @@ def margins(game: str, size: int, tt_mb: float | None, time_limit: float | None,
                                         command=_invocation())
     except studies.StudyError as e:
         raise _usage_error(e) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
     if outcome.stopped == "interrupted":
         sys.exit(130)

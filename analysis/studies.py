@@ -127,8 +127,10 @@ def solve_trike(
         trike.check_size(size)
     except ValueError as e:
         raise StudyError(str(e), "--size") from None
-    if method not in ("alphabeta", "retrograde"):
-        raise StudyError(f"unknown method {method!r}: alphabeta or retrograde", "--method")
+    if method not in ("alphabeta", "dfpn", "retrograde"):
+        raise StudyError(f"unknown method {method!r}: alphabeta, dfpn or retrograde", "--method")
+    if method == "dfpn" and not win_loss_only:
+        raise StudyError("--method dfpn answers win/loss only: add --win-loss-only", "--method")
     if method == "retrograde" and size > MAX_RETROGRADE_SIZE:
         raise StudyError(f"retrograde supports sizes 2..{MAX_RETROGRADE_SIZE}; use "
                          "--method alphabeta", "--method")
@@ -136,6 +138,8 @@ def solve_trike(
         raise StudyError("--jobs, --dask, --split, --win-loss-only and --time-limit apply to "
                          "--method alphabeta")
     tt_mb = default_tt_mb(size) if tt_mb is None else tt_mb
+    if method == "dfpn" and out is None:  # its own table: never resumes an alpha-beta run
+        out = RESULTS / "trike" / "dfpn" / f"size-{size}.csv"
     paths = trike_paths(size, out)
     db_path = None
     if method == "retrograde":
@@ -150,7 +154,9 @@ def solve_trike(
 
         shutil.copyfile(paths["replies"], paths["checkpoint"])
     try:
-        ckpt = trike_openings.Checkpoint(paths["checkpoint"], size)
+        versions = trike_openings.SOLVER_VERSIONS
+        ckpt = trike_openings.Checkpoint(paths["checkpoint"], size,
+                                         versions.get(method, versions["alphabeta"]))
     except trike_openings.CheckpointError as e:
         raise StudyError(str(e)) from None
     del ckpt  # read again by the run; opened here only to report damage early

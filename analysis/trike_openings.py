@@ -25,32 +25,36 @@ import numpy as np
 import pandas as pd
 from trilab.analysis import artifacts
 from trilab.analysis.executors import SerialExecutor, interrupted_inside
-from trilab.solver import retrograde, trike
+from trilab.solver import dfpn, retrograde, trike
 from trilab.solver.alphabeta import AlphaBetaSolver, warm_up
+from trilab.solver.dfpn import DfpnSolver
 
-METHODS = ("alphabeta", "retrograde")
+METHODS = ("alphabeta", "dfpn", "retrograde")
 COLUMNS = ["point", "row", "col", "symmetry_class", "winner", "margin", "remoteness",
            "winning_replies", "nodes", "seconds"]
 CHECKPOINT_FORMAT = "trilab-trike-checkpoint"
 CHECKPOINT_VERSION = 1
 SOLVER_VERSION = "alphabeta-1"  # bump when a change could alter a solved value
+SOLVER_VERSIONS = {"alphabeta": SOLVER_VERSION, "dfpn": "dfpn-1"}
+"""What a checkpoint of each search method records (a run resumes only its own)."""
 PROGRESS_EVERY_SECONDS = 30.0
 
-_SOLVERS: dict[tuple[int, float], AlphaBetaSolver] = {}
+_SOLVERS: dict[tuple[int, float, str], AlphaBetaSolver | DfpnSolver] = {}
 
 
-def _solver(size: int, tt_mb: float) -> AlphaBetaSolver:
-    """One solver (one table) per size and process, emptied before each task."""
-    key = (size, tt_mb)
+def _solver(size: int, tt_mb: float, method: str = "alphabeta") -> AlphaBetaSolver | DfpnSolver:
+    """One solver (one table) per size, method and process, emptied before each task."""
+    key = (size, tt_mb, method)
     if key not in _SOLVERS:
         _SOLVERS.clear()  # free the previous table before allocating a new one
-        _SOLVERS[key] = AlphaBetaSolver(size, tt_mb=tt_mb)
+        make = DfpnSolver if method == "dfpn" else AlphaBetaSolver
+        _SOLVERS[key] = make(size, tt_mb=tt_mb)
     solver = _SOLVERS[key]
     solver.reset()
     return solver
 
 
-def solve_opening_alphabeta(
+def solve_opening_search(
     size: int,
     point: int,
     tt_mb: float = 1024,
@@ -58,8 +62,12 @@ def solve_opening_alphabeta(
     progress_file: str | None = None,
     progress: Callable[[int], None] | None = None,
     reply: int = -1,
+    method: str = "alphabeta",
 ) -> dict:
     """Solve the opening on ``point`` from scratch; values for the placer, as a row.
+
+    ``method`` is the search: ``"alphabeta"`` or ``"dfpn"`` (proof-number
+    search, :mod:`trilab.solver.dfpn`; win/loss only).
 
     With ``reply >= 0`` solve instead the position after the mover's reply
     ``reply`` (the placer to move): ``placer_wins`` and, unless
@@ -71,7 +79,9 @@ def solve_opening_alphabeta(
     executor ran it).  ``progress_file`` receives the nodes and seconds spent
     so far every 30 s (atomic JSON writes), so unfinished work is on record.
     """
-    s = _solver(size, tt_mb)
+    if method == "dfpn" and not win_loss_only:
+        raise ValueError("df-pn answers win/loss only")
+    s = _solver(size, tt_mb, method)
     t0 = time.perf_counter()
     last = [t0]
 
@@ -96,7 +106,7 @@ def solve_opening_alphabeta(
         if win_loss_only:
             win, margin, remoteness = s.is_win(child), None, None
         else:
-            sol = s.solve_position(child, count_winning_moves=False)
+            sol = s.solve_position(child, count_winning_moves=False)  # alpha-beta
             win, margin, remoteness = sol.win, sol.margin, sol.remoteness
         s.progress = None
         return {"reply": reply, "placer_wins": bool(win), "margin": margin,
@@ -273,7 +283,9 @@ class OpeningStudy:
 
 
 def _plain(v):
-    if v is None or (isinstance(v, float) and np.isnan(v)):
+    """A JSON-ready scalar: numpy scalars unwrapped, missing values (None, NaN,
+    ``pd.NA`` of the nullable win/loss-only columns) as None."""
+    if v is None or pd.api.types.is_scalar(v) and pd.isna(v):
         return None
     return v.item() if isinstance(v, np.generic) else v
 
@@ -321,9 +333,10 @@ class Checkpoint:
     inspection) and reported as a :class:`CheckpointError`.
     """
 
-    def __init__(self, path: Path | None, size: int):
+    def __init__(self, path: Path | None, size: int, solver: str = SOLVER_VERSION):
         self.path = path
         self.size = size
+        self.solver = solver
         self.classes: dict[int, dict] = {}
         self.replies: dict[int, dict[int, dict]] = {}
         if path is None or not path.exists():
@@ -341,9 +354,9 @@ class Checkpoint:
         if data.get("format") != CHECKPOINT_FORMAT or data.get("size") != size:
             raise CheckpointError(f"{path} is not a Trike size-{size} checkpoint; use another "
                                   "--out, or --restart to set it aside and start over")
-        if data.get("solver") != SOLVER_VERSION:
+        if data.get("solver") != solver:
             raise CheckpointError(f"{path} was written by solver {data.get('solver')!r}, this "
-                                  f"is {SOLVER_VERSION!r}: --restart sets it aside and starts "
+                                  f"is {solver!r}: --restart sets it aside and starts "
                                   "over")
         self.classes, self.replies = classes, replies
 
@@ -376,7 +389,7 @@ class Checkpoint:
             return
         artifacts.write_json(self.path, {
             "format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, "size": self.size,
-            "solver": SOLVER_VERSION,
+            "solver": self.solver,
             "classes": {str(k): v for k, v in sorted(self.classes.items())},
             "replies": {str(k): {str(r): row for r, row in sorted(v.items())}
                         for k, v in sorted(self.replies.items())},
@@ -456,11 +469,12 @@ def run(
         return _study(size, method, classes, results, time.perf_counter() - t0, extra, False)
 
     executor = executor or SerialExecutor()
-    extra = {"compile_seconds": round(warm_up(), 3), "executor": executor.describe()}
+    extra = {"compile_seconds": round(dfpn.warm_up() if method == "dfpn" else warm_up(), 3),
+             "executor": executor.describe()}
     if on_ready is not None:
         on_ready()
     t0 = time.perf_counter()
-    ckpt = Checkpoint(checkpoint_path, size)
+    ckpt = Checkpoint(checkpoint_path, size, SOLVER_VERSIONS[method])
     results: dict[int, dict] = {}
     for cls in classes:
         row = ckpt.done(cls[0], win_loss_only)
@@ -502,7 +516,7 @@ def run(
         for p in todo:
             if split == "class":
                 yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p),
-                       node_progress if serial else None, -1)
+                       node_progress if serial else None, -1, method)
                 continue
             decide(p)  # replies saved by an earlier run may already decide it
             for r in replies[p]:
@@ -514,13 +528,13 @@ def run(
                 if row is not None and (win_loss_only or row["margin"] is not None):
                     continue
                 yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p, r),
-                       node_progress if serial else None, r)
+                       node_progress if serial else None, r, method)
 
     reason = None
     try:
         elapsed = time.perf_counter() - t0
         remaining = None if time_limit is None else max(0.0, time_limit - elapsed)
-        for args, row in executor.run(solve_opening_alphabeta, tasks(), timeout=remaining):
+        for args, row in executor.run(solve_opening_search, tasks(), timeout=remaining):
             p, r = args[1], args[6]
             if r < 0:
                 results[p] = row

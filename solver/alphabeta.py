@@ -137,6 +137,35 @@ def _region(neighbours, score_mask, occ, pawn):
 
 
 @kernel(inline="always")
+def table_key(region, neighbours, score_mask, symmetry, sym_bytes, img_m, img_t, row, occ, pawn,
+              nsym, npts):
+    """``(key_a, key_b, depth)``: the table key of the position whose symmetric
+    images are ``img_m[row, :nsym]`` / ``img_t[row, :nsym]`` (side to move,
+    opponent) with the pawn on ``pawn``: the smallest image, restricted to the
+    relevant checkers with region keys; ``key_a`` holds the image's pawn in
+    bits 55-60.  ``depth``: the empty points that still matter (the pawn's
+    region with region keys, every empty point otherwise)."""
+    rel = np.uint64(0xFFFFFFFFFFFFFFFF)
+    if region:
+        reach, rel = _region(neighbours, score_mask, occ, pawn)
+        depth = trike.popcount(reach)
+    else:
+        depth = npts - trike.popcount(occ)
+    key_a = np.uint64(0xFFFFFFFFFFFFFFFF)
+    key_b = np.uint64(0xFFFFFFFFFFFFFFFF)
+    for s in range(nsym):
+        rel_s = rel
+        if region and s > 0:
+            rel_s = trike.transform_by_bytes(sym_bytes, s, rel)
+        a = (img_m[row, s] & rel_s) | (np.uint64(symmetry[s, pawn]) << np.uint64(55))
+        b = img_t[row, s] & rel_s
+        if a < key_a or (a == key_a and b < key_b):
+            key_a = a
+            key_b = b
+    return key_a, key_b, depth
+
+
+@kernel(inline="always")
 def _entry_depth(region, neighbours, score_mask, ea, eb, npts):
     """Replacement depth of a stored entry: empty points (plain keys) or the
     size of the pawn's region (region keys; the region is recovered from the
@@ -221,21 +250,10 @@ def _enter(
     slot = np.int64(0)
     depth = 0
     if use_tt:
-        rel = np.uint64(0xFFFFFFFFFFFFFFFF)
-        if region:
-            reach, rel = _region(neighbours, score_mask, occ, pawn)
-            depth = trike.popcount(reach)
-        else:
-            depth = npts - trike.popcount(occ)
-        for s in range(nsym):
-            rel_s = rel
-            if region and s > 0:
-                rel_s = trike.transform_by_bytes(sym_bytes, s, rel)
-            a = (img_m[ply, s] & rel_s) | (np.uint64(symmetry[s, pawn]) << np.uint64(55))
-            b = img_t[ply, s] & rel_s
-            if a < key_a or (a == key_a and b < key_b):
-                key_a = a
-                key_b = b
+        key_a, key_b, depth = table_key(
+            region, neighbours, score_mask, symmetry, sym_bytes, img_m, img_t, ply,
+            occ, pawn, nsym, npts,
+        )
         key_a |= np.uint64(mode) << np.uint64(61)
         mask = np.uint64(tt.shape[0] - 1)
         slot = np.int64(_hash(key_a, key_b) & mask) & ~1

@@ -64,6 +64,36 @@ def test_solve_human_output_and_methods_agree(tmp_path):
     assert (tmp_path / "db.npz").exists()
 
 
+@pytest.mark.parametrize("split", ["class", "replies"])
+def test_solve_by_proof_numbers_agrees_with_alphabeta(tmp_path, split):
+    ab = run("solve", "trike", "--size", "5", "--win-loss-only", "--tt-mb", "8", "--split", split,
+             "--out", str(tmp_path / "ab.csv"))
+    assert ab.exit_code == 0, ab.output
+    pn = run("solve", "trike", "--size", "5", "--method", "dfpn", "--win-loss-only", "--split",
+             split, "--tt-mb", "8", "--json", cwd=tmp_path)
+    assert pn.exit_code == 0, pn.output
+    table = tmp_path / "results" / "trike" / "dfpn" / "size-5.csv"  # its own default folder
+    cols = ["point", "winner", "symmetry_class"]
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "ab.csv")[cols], pd.read_csv(table)[cols])
+    assert json.loads(table.with_suffix(".meta.json").read_text())["method"] == "dfpn"
+    data = json.loads(pn.stdout)  # win/loss only: margins are null, not a crash
+    assert data["method"] == "dfpn" and data["openings"][0]["margin"] is None
+
+
+def test_solve_by_proof_numbers_refuses_what_it_cannot_do(tmp_path):
+    res = run("solve", "trike", "--size", "4", "--method", "dfpn", "--out", str(tmp_path / "x.csv"))
+    assert res.exit_code == 2
+    assert "win/loss only" in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "x.csv").exists()
+    # an alpha-beta checkpoint is not resumed by df-pn (nor the other way round)
+    first = run("solve", "trike", "--size", "4", "--win-loss-only", "--split", "replies",
+                "--tt-mb", "8", "--out", str(tmp_path / "y.csv"))
+    assert first.exit_code == 0 and (tmp_path / "y.replies.json").exists(), first.output
+    res = run("solve", "trike", "--size", "4", "--method", "dfpn", "--win-loss-only",
+              "--split", "replies", "--tt-mb", "8", "--out", str(tmp_path / "y.csv"))
+    assert res.exit_code == 2 and "'alphabeta-1'" in res.output and "'dfpn-1'" in res.output
+
+
 def test_default_paths_are_under_results(tmp_path):
     res = run("solve", "trike", "--size", "3", "--tt-mb", "4", cwd=tmp_path)
     assert res.exit_code == 0, res.output

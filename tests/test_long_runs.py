@@ -344,13 +344,13 @@ def test_on_ready_runs_once_before_the_search(monkeypatch):
     """`run(on_ready=...)` (used to import matplotlib during the search) is
     called once, after the kernels are loaded and before any class is solved."""
     events = []
-    real = trike_openings.solve_opening_alphabeta
+    real = trike_openings.solve_opening_search
 
     def solve(*args, **kwargs):
         events.append("solve")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(trike_openings, "solve_opening_alphabeta", solve)
+    monkeypatch.setattr(trike_openings, "solve_opening_search", solve)
     study = trike_openings.run(3, tt_mb=1, on_ready=lambda: events.append("ready"))
     assert study.complete and events[0] == "ready" and events.count("ready") == 1
     assert events.count("solve") == len(trike.opening_classes(3))
