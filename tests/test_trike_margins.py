@@ -4,6 +4,8 @@ against full solves, the plan's logic on made-up values, resuming, bad input."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -114,6 +116,34 @@ def test_a_stopped_run_resumes_to_the_same_answers(tmp_path, monkeypatch):
     want = {int(r.point): (int(r.margin), int(r.remoteness)) for r in full.itertuples()}
     assert {r["point"]: (r["margin"], r["remoteness"]) for r in second.rows} == {
         r["point"]: want[r["point"]] for r in second.rows}
+
+
+def test_sigterm_stops_margins_cleanly_with_the_answers_saved(tmp_path):
+    """A kill (SIGTERM, e.g. from a batch system) lands between probes: the run
+    stops with exit code 130, no traceback, the answers so far and a table."""
+    out = _win_loss_record(5, tmp_path)
+    script = f"""
+import os, signal, sys
+from trilab.analysis import trike_margins
+from trilab.cli import cli
+real = trike_margins.Prober.probe
+calls, fired = [0], []
+def probe(self, point, reply, mode, k):
+    calls[0] += (point, reply, mode, k) not in self.known
+    if calls[0] == 6 and not fired:
+        fired.append(1)
+        os.kill(os.getpid(), signal.SIGTERM)
+    return real(self, point, reply, mode, k)
+trike_margins.Prober.probe = probe
+cli(["margins", "trike", "--size", "5", "--remoteness", "--out", {out!r}])
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 130, proc.stderr
+    assert "Traceback" not in proc.stderr
+    saved = json.loads((tmp_path / "size-5.margins.json").read_text())["probes"]
+    assert len(saved) == 5  # the sixth was in flight: redone by the next run
+    assert (tmp_path / "size-5.margins.csv").exists()
 
 
 def test_cli_margins_json_and_bad_input(tmp_path):
