@@ -37,6 +37,8 @@ bench: install
 results: install results-mc
 	for n in 2 3 4 5 6; do $(VENV)/bin/trilab solve trike --size $$n || exit 1; done
 	$(VENV)/bin/trilab solve trike --size 7 --jobs 2 --tt-mb 2048
+	for n in 2 3 4 5 6 7; do $(VENV)/bin/trilab solve trike --size $$n --method dfpn \
+	  --win-loss-only --jobs 2 || exit 1; done  # the same maps by proof-number search
 	for n in 2 3 4 5; do $(VENV)/bin/trilab solve trike --size $$n --method retrograde \
 	  --out results/trike/retrograde/size-$$n.csv --db results/trike/db/size-$$n.npz || exit 1; done
 	$(MAKE) results-balance report

@@ -14,7 +14,12 @@ size-7 win/loss study and five size-8 mover replies (placer-won positions
 that took 11-23 s when first proven), each position under every setting in
 turn, into ``results/bench/trike-tt-min-moves.csv``.
 
+A fourth (``--dfpn 2 4``) compares alpha-beta with proof-number search
+(:mod:`trilab.solver.dfpn`, with each ``1 + 1/k`` threshold factor given) on
+the same positions, into ``results/bench/trike-dfpn.csv``.
+
     python benchmarks/bench_trike.py [--sizes 5 6] [--tt-mb 1024] [--tt-min-moves 2 3 4 5]
+    python benchmarks/bench_trike.py --dfpn 2 4
 """
 
 from __future__ import annotations
@@ -140,6 +145,60 @@ def tt_min_moves(settings: list[int], out: Path) -> None:
     print(f"appended {len(rows)} rows to {out}")
 
 
+def algorithms(out: Path, epsilons: list[int]) -> None:
+    """Alpha-beta against df-pn (one row per position and algorithm) on the
+    same positions as ``tt_min_moves``, each position under each algorithm in
+    turn; the answers must agree."""
+    from trilab.analysis.studies import default_tt_mb
+    from trilab.solver.dfpn import DfpnSolver
+    from trilab.solver.dfpn import warm_up as dfpn_warm_up
+
+    dfpn_warm_up()
+    tasks = [(7, cls[0], -1) for cls in trike.opening_classes(7)]
+    tasks += [(8, point, reply) for point, reply in SIZE8_REPLIES]
+    solvers = {}
+    for size in (7, 8):
+        mb = default_tt_mb(size)
+        solvers[size, "alphabeta"] = AlphaBetaSolver(size, tt_mb=mb)
+        for e in epsilons:
+            solvers[size, f"dfpn eps=1/{e}" if e else "dfpn eps=0"] = DfpnSolver(
+                size, tt_mb=mb, epsilon_inverse=e)
+    for solver in solvers.values():
+        table = solver.tt.array if isinstance(solver, AlphaBetaSolver) else solver.table
+        table.fill(1)  # fault the pages in before timing
+        solver.reset()
+    rows = []
+    for size, point, reply in tasks:
+        pos = trike.opening(size, point)
+        pos = pos.play(reply) if reply >= 0 else pos
+        answers = set()
+        for (sz, label), solver in solvers.items():
+            if sz != size:
+                continue
+            solver.reset()
+            t0 = time.perf_counter()
+            answers.add(solver.is_win(pos))
+            secs = time.perf_counter() - t0
+            rows.append({"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                         "commit": artifacts.git_commit(), "size": size, "opening": point,
+                         "reply": reply, "algorithm": label, "side_to_move_wins": answers.pop(),
+                         "nodes": solver.nodes, "seconds": round(secs, 3),
+                         "nodes_per_second": round(solver.nodes / secs)})
+            answers.add(rows[-1]["side_to_move_wins"])
+            print(f"size {size} opening {point:>2} reply {reply:>2} {label:>12}: "
+                  f"{solver.nodes:>13,} nodes {secs:8.2f} s", flush=True)
+        assert len(answers) == 1, "the algorithms disagree"
+    artifacts.append_csv(out, rows)
+    by = {}
+    for r in rows:
+        t = by.setdefault((r["size"], r["algorithm"]), [0, 0.0])
+        t[0] += r["nodes"]
+        t[1] += r["seconds"]
+    for (size, label), (nodes, secs) in sorted(by.items()):
+        print(f"size {size} {label:>12}: {nodes:,} nodes {secs:.1f} s", flush=True)
+    print(f"appended {len(rows)} rows to {out}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[5, 6])
@@ -151,9 +210,15 @@ def main() -> None:
                     help="scaling with margins and remoteness (default: win/loss only)")
     ap.add_argument("--tt-min-moves", type=int, nargs="+", default=None, metavar="K",
                     help="only time these table thresholds (size 7 and size-8 replies)")
+    ap.add_argument("--dfpn", type=int, nargs="+", default=None, metavar="1/EPSILON",
+                    help="only compare alpha-beta with df-pn (these 1/epsilon; 0: no "
+                         "epsilon trick) on size 7 and size-8 replies")
     args = ap.parse_args()
 
     compile_s = warm_up()
+    if args.dfpn:
+        algorithms(Path(args.out).with_name("trike-dfpn.csv"), args.dfpn)
+        return
     if args.tt_min_moves:
         tt_min_moves(args.tt_min_moves, Path(args.out).with_name("trike-tt-min-moves.csv"))
         return

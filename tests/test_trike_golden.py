@@ -52,3 +52,17 @@ def test_opening_tables(size, regen_golden):
         table = trike_openings.run(size, tt_mb=16).table
     table = table[COLUMNS].astype(golden.dtypes)
     pd.testing.assert_frame_equal(table.reset_index(drop=True), golden)
+
+
+@pytest.mark.parametrize("size", [2, 3, 4, 5, 6, 7])
+def test_proof_number_search_gives_the_golden_winners(size):
+    """df-pn (a second algorithm) against the golden alpha-beta winners: sizes
+    2..6 computed here, size 7 from the committed ``results/trike/dfpn`` table
+    (``make results``)."""
+    golden = pd.read_csv(GOLDEN / f"trike-openings-size-{size}.csv")
+    if size == 7:
+        table = pd.read_csv(RESULTS / "dfpn" / "size-7.csv")
+    else:
+        table = trike_openings.run(size, method="dfpn", tt_mb=16, win_loss_only=True).table
+    cols = ["point", "symmetry_class", "winner"]
+    pd.testing.assert_frame_equal(table[cols].reset_index(drop=True), golden[cols])
