@@ -137,6 +137,24 @@ def _region(neighbours, score_mask, occ, pawn):
 
 
 @kernel(inline="always")
+def root_images(img_m, img_t, symmetry, mine, theirs):
+    """Row 0 of the image stacks: the six symmetric images of the root's
+    bitboards (side to move, opponent)."""
+    for s in range(6):
+        img_m[0, s] = trike.transform_bitboard(symmetry[s], mine)
+        img_t[0, s] = trike.transform_bitboard(symmetry[s], theirs)
+
+
+@kernel(inline="always")
+def child_images(img_m, img_t, symmetry, ply, d, nsym):
+    """Row ``ply + 1`` of the image stacks: the images after the side to move
+    at ``ply`` places on ``d`` (the sides swap)."""
+    for s in range(nsym):
+        img_m[ply + 1, s] = img_t[ply, s]
+        img_t[ply + 1, s] = img_m[ply, s] | (np.uint64(1) << np.uint64(symmetry[s, d]))
+
+
+@kernel(inline="always")
 def table_key(region, neighbours, score_mask, symmetry, sym_bytes, img_m, img_t, row, occ, pawn,
               nsym, npts):
     """``(key_a, key_b, depth)``: the table key of the position whose symmetric
@@ -330,9 +348,7 @@ def _push_child(mode, ply, ist, ust, symmetry, order, img_m, img_t, nsym):
     ist[c, _P] = d
     ist[c, _ALPHA] = _child_bound(mode, ist[ply, _BETA])
     ist[c, _BETA] = _child_bound(mode, ist[ply, _ALPHA])
-    for s in range(nsym):
-        img_m[c, s] = img_t[ply, s]
-        img_t[c, s] = img_m[ply, s] | (np.uint64(1) << np.uint64(symmetry[s, d]))
+    child_images(img_m, img_t, symmetry, ply, d, nsym)
 
 
 @nb.njit(cache=True)
@@ -343,9 +359,7 @@ def _new_stack(mine, theirs, pawn, alpha, beta, symmetry):
     order = np.zeros((_MAXPLY, 6 * 10), dtype=np.int64)
     img_m = np.zeros((_MAXPLY, 6), dtype=np.uint64)
     img_t = np.zeros((_MAXPLY, 6), dtype=np.uint64)
-    for s in range(6):
-        img_m[0, s] = trike.transform_bitboard(symmetry[s], mine)
-        img_t[0, s] = trike.transform_bitboard(symmetry[s], theirs)
+    root_images(img_m, img_t, symmetry, mine, theirs)
     ust[0, _MINE] = mine
     ust[0, _THEIRS] = theirs
     ist[0, _P] = pawn

@@ -47,7 +47,7 @@ from collections.abc import Callable
 import numba as nb
 import numpy as np
 from trilab.solver import trike
-from trilab.solver.alphabeta import table_key
+from trilab.solver.alphabeta import child_images, root_images, table_key
 from trilab.solver.jit import kernel
 from trilab.solver.trike import TrikePosition
 
@@ -139,9 +139,7 @@ def _expand(ply, ist, ust, ray_masks, neighbours, score_mask, symmetry, sym_byte
             continue  # the opponent wins there: never worth choosing
         sm = score_mask[d]
         balance = trike.popcount(mine & sm) - trike.popcount(theirs & sm)
-        for s in range(nsym):  # the child's images in the scratch row
-            img_m[c, s] = img_t[ply, s]
-            img_t[c, s] = img_m[ply, s] | (np.uint64(1) << np.uint64(symmetry[s, d]))
+        child_images(img_m, img_t, symmetry, ply, d, nsym)  # into the scratch row
         ka, kb, _ = table_key(region, neighbours, score_mask, symmetry, sym_bytes, img_m, img_t,
                               c, occ_c, d, nsym, npts)
         order = (replies * 16 + 8 + balance) * 64 + d
@@ -176,9 +174,7 @@ def _new_stack(mine, theirs, pawn, symmetry):
     cdelta = np.zeros((_MAXPLY, _MAXMOVES), dtype=np.int64)
     img_m = np.zeros((_MAXPLY, 6), dtype=np.uint64)
     img_t = np.zeros((_MAXPLY, 6), dtype=np.uint64)
-    for s in range(6):
-        img_m[0, s] = trike.transform_bitboard(symmetry[s], mine)
-        img_t[0, s] = trike.transform_bitboard(symmetry[s], theirs)
+    root_images(img_m, img_t, symmetry, mine, theirs)
     ust[0, _MINE] = mine
     ust[0, _THEIRS] = theirs
     ist[0, _P] = pawn
@@ -270,9 +266,7 @@ def _run(ist, ust, cdest, ckey_a, ckey_b, cphi, cdelta, img_m, img_t, ctl,
         ist[c, _THPHI] = th_phi
         ist[c, _THDELTA] = th_delta
         ist[c, _STATE] = 0
-        for s in range(nsym):
-            img_m[c, s] = img_t[ply, s]
-            img_t[c, s] = img_m[ply, s] | (np.uint64(1) << np.uint64(symmetry[s, d]))
+        child_images(img_m, img_t, symmetry, ply, d, nsym)
         ply = c
 
 
