@@ -1,7 +1,7 @@
 """trilab's command line (click): parse, validate, call one function, print.
 
 Commands (each calls one function of :mod:`trilab.analysis.studies`, which
-writes the result files; games come from :mod:`trilab.solver.games`)::
+writes the result files; games come from :mod:`trilab.solver.registry`)::
 
     trilab solve trike --size N [--method alphabeta|retrograde] [--jobs J] [--json] ...
     trilab analyze trike --size N --position POS [--json]
@@ -67,7 +67,7 @@ def _game(kind: str):
     """A callback accepting a registered game of ``kind`` ("solvable" or "simulated")."""
 
     def check(ctx, param, value: str) -> str:
-        from trilab.solver import games
+        from trilab.solver import registry as games
 
         try:
             info = games.get(value)
@@ -97,7 +97,7 @@ def _trike_agents(ctx, param, value: str) -> str:
 
 
 def _trike_size(ctx, param, value: int) -> int:
-    from trilab.solver.trike import MAX_SIZE, MIN_SIZE
+    from trilab.solver.trike.engine import MAX_SIZE, MIN_SIZE
 
     if not MIN_SIZE <= value <= MAX_SIZE:
         raise click.BadParameter(
@@ -215,7 +215,8 @@ def confirm(game: str, size: int, sample: int, tt_mb: float | None, time_limit: 
     wins, a seeded sample of refuted replies.  Saved after each proof to
     size-N.confirmations.json; run again to continue.
     """
-    from trilab.analysis import studies, trike_confirm
+    from trilab.analysis import studies
+    from trilab.analysis.trike import confirm as trike_confirm
 
     try:
         outcome = studies.confirm_trike(size, sample, tt_mb, time_limit, out,
@@ -288,7 +289,7 @@ def margins(game: str, size: int, tt_mb: float | None, time_limit: float | None,
 def move(game: str, size: int | None, position_text: str | None, agent_text: str, seed: int,
          no_pie: bool, as_json: bool) -> None:
     """The agent's move in a position, with the visits and value of every move."""
-    from trilab.analysis import agents
+    from trilab.analysis.trike import move as agents
 
     try:
         report = agents.trike_move(size, position_text, agent_text, seed, pie=not no_pie)
@@ -309,7 +310,7 @@ def move(game: str, size: int | None, position_text: str | None, agent_text: str
 @click.option("--no-pie", is_flag=True, help="Play without the pie rule.")
 def play(game: str, size: int, opponent: str, as_seat: str, seed: int, no_pie: bool) -> None:
     """Play a game in the terminal against an agent or the exact solver."""
-    from trilab.analysis import play as trike_play
+    from trilab.analysis.trike import play as trike_play
 
     try:
         match = trike_play.new_match(size, opponent, as_seat, seed, pie=not no_pie)
@@ -445,7 +446,8 @@ def _raise_keyboard_interrupt(signum, frame):
 def analyze(game: str, size: int, position_text: str, tt_mb: float, db_path: str | None,
             as_json: bool) -> None:
     """Value of a position for the side to move and of every legal move."""
-    from trilab.analysis import studies, trike_analysis
+    from trilab.analysis import studies
+    from trilab.analysis.trike import analyze as trike_analysis
 
     try:
         report = studies.analyze_trike(size, position_text, tt_mb, db_path)
@@ -487,7 +489,7 @@ def simulate(game: str, players: int | None, mode: str | None, teams: bool,
              out: str | None) -> None:
     """Play GAME many times with the given policies; win rates per seat with 95% CIs."""
     from trilab.analysis import studies
-    from trilab.solver.games import GAMES
+    from trilab.solver.registry import GAMES
 
     options: dict = {"policies": [p.strip() for p in policy_text.split(",")]}
     for key, value in (("players", players), ("mode", mode), ("teams", teams or None),

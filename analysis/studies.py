@@ -81,7 +81,7 @@ class SolveOutcome:
         return self.study.to_json()
 
     def text(self) -> str:
-        from trilab.analysis import trike_openings
+        from trilab.analysis.trike import openings as trike_openings
 
         s = self.study
         work = (f"{s.extra['database_positions']:,} positions in the database"
@@ -120,8 +120,8 @@ def solve_trike(
     classes saved: the outcome then has ``interrupted`` set and the partial
     table is written.
     """
-    from trilab.solver import trike
-    from trilab.solver.retrograde import MAX_RETROGRADE_SIZE
+    from trilab.solver.trike import engine as trike
+    from trilab.solver.trike.retrograde import MAX_RETROGRADE_SIZE
 
     try:
         trike.check_size(size)
@@ -144,7 +144,8 @@ def solve_trike(
     db_path = None
     if method == "retrograde":
         db_path = Path(db) if db else RESULTS / "trike" / "db" / f"size-{size}.npz"
-    from trilab.analysis import artifacts, executors, trike_openings
+    from trilab.analysis import artifacts, executors
+    from trilab.analysis.trike import openings as trike_openings
 
     if restart:
         trike_openings.Checkpoint.discard(paths["checkpoint"])
@@ -205,7 +206,7 @@ def _with_probed_values(table, size: int, paths: dict[str, Path]):
     record = _reply_record(size, paths, required=False)
     if record is None:
         return table
-    from trilab.analysis import trike_margins
+    from trilab.analysis.trike import margins as trike_margins
 
     states, _ = trike_margins.run(size, record, probes, tt_mb=1, replay_only=True,
                                   modes=("margin", "remoteness"))
@@ -226,7 +227,7 @@ def write_trike_study(study, paths: dict[str, Path], tt_mb: float,
 
     table = study.table
     if paths.get("confirmations") is not None and paths["confirmations"].exists():
-        from trilab.analysis import trike_confirm
+        from trilab.analysis.trike import confirm as trike_confirm
 
         said = trike_confirm.status(study.size, trike_confirm.load(paths["confirmations"],
                                                                    study.size))
@@ -257,7 +258,7 @@ class ConfirmOutcome:
         return self.data
 
     def text(self) -> str:
-        from trilab.analysis import trike_confirm
+        from trilab.analysis.trike import confirm as trike_confirm
 
         size = self.data["size"]
         lines = [f"Trike size {size}: {len(self.data['proofs'])} of {self.planned} planned "
@@ -287,12 +288,12 @@ def confirm_trike(size: int, sample: int = 2, tt_mb: float | None = None,
                   progress: Callable[[str], None] | None = None, jobs: int = 1,
                   dask: str | None = None, command: str | None = None) -> ConfirmOutcome:
     """Re-prove a reply-split run's claims with the other table keying
-    (:mod:`trilab.analysis.trike_confirm`); resumable, saved after each proof."""
+    (:mod:`trilab.analysis.trike.confirm`); resumable, saved after each proof."""
     paths = trike_paths(size, out)
     record = _reply_record(size, paths)
     if sample < 0:
         raise StudyError("--sample must be at least 0", "--sample")
-    from trilab.analysis import trike_confirm
+    from trilab.analysis.trike import confirm as trike_confirm
 
     tt_mb = default_tt_mb(size) if tt_mb is None else tt_mb
     from trilab.analysis import executors
@@ -310,7 +311,7 @@ def confirm_trike(size: int, sample: int = 2, tt_mb: float | None = None,
         command=command or artifacts.command_line(), game="trike", size=size, sample=sample,
         tt_mb=tt_mb, record=str(record), proofs=len(data["proofs"]),
         cpu_seconds=round(sum(x["seconds"] for x in data["proofs"]), 1)))
-    from trilab.analysis.trike_openings import read_reply_record
+    from trilab.analysis.trike.openings import read_reply_record
 
     planned = len(trike_confirm.plan(size, *read_reply_record(record, size), sample))
     return ConfirmOutcome(data, [paths["confirmations"], meta], planned)
@@ -359,13 +360,14 @@ def margins_trike(size: int, tt_mb: float | None = None, time_limit: float | Non
                   remoteness: bool = False, keys: str = "region",
                   command: str | None = None) -> MarginsOutcome:
     """Exact margins (and with ``remoteness`` the remoteness) of a size whose
-    win/loss map a reply-split run proved (:mod:`trilab.analysis.trike_margins`);
+    win/loss map a reply-split run proved (:mod:`trilab.analysis.trike.margins`);
     resumable, saved after each probe.  Ctrl-C stops it like the time limit,
     keeping every answer.  ``keys="whole"`` re-proves with whole-position
     table keys into ``size-N.margins-whole.*`` (a second code path)."""
     paths = trike_paths(size, out)
     record = _reply_record(size, paths)
-    from trilab.analysis import artifacts, trike_margins
+    from trilab.analysis import artifacts
+    from trilab.analysis.trike import margins as trike_margins
 
     if keys not in ("region", "whole"):
         raise StudyError(f"unknown keys {keys!r}: region or whole", "--keys")
@@ -407,7 +409,7 @@ def margins_trike(size: int, tt_mb: float | None = None, time_limit: float | Non
 
 def analyze_trike(size: int, position: str, tt_mb: float = 256, db: str | Path | None = None):
     """The value of a Trike position and of each move (a ``PositionReport``)."""
-    from trilab.solver.trike import NotationError, parse_position
+    from trilab.solver.trike.engine import NotationError, parse_position
 
     try:
         pos = parse_position(position, size)
@@ -416,7 +418,7 @@ def analyze_trike(size: int, position: str, tt_mb: float = 256, db: str | Path |
     path = Path(db) if db else RESULTS / "trike" / "db" / f"size-{size}.npz"
     if db and not path.exists():
         raise StudyError(f"no such database: {path}", "--db")
-    from trilab.analysis import trike_analysis
+    from trilab.analysis.trike import analyze as trike_analysis
 
     return trike_analysis.analyze(pos, tt_mb=tt_mb, db_path=path if path.exists() else None)
 
@@ -426,7 +428,7 @@ def analyze_trike(size: int, position: str, tt_mb: float = 256, db: str | Path |
 
 def _simulated_game(game: str):
     """The registry entry of a simulated game, or a StudyError naming the choices."""
-    from trilab.solver import games as registry
+    from trilab.solver import registry
 
     try:
         info = registry.get(game)
@@ -621,7 +623,7 @@ def strength_trike(sizes: list[int], agents: list[str], seed: int = 0, positions
                    dask: str | None = None, out_dir: str | Path | None = None,
                    tt_mb: float = 256, progress: Callable | None = None,
                    command: str | None = None) -> StrengthOutcome:
-    """The agents against the exact solver (see :mod:`trilab.analysis.agent_strength`).
+    """The agents against the exact solver (see :mod:`trilab.analysis.trike.strength`).
 
     Without ``openings``: share of won positions of each size where each agent
     picks a winning move (files ``trike-N-moves.*``).  With ``openings``: per
@@ -630,7 +632,7 @@ def strength_trike(sizes: list[int], agents: list[str], seed: int = 0, positions
     Both resume from their ``*.rows.csv`` (and the positions' labels) when run
     again with the same arguments.
     """
-    from trilab.solver import trike
+    from trilab.solver.trike import engine as trike
 
     agents = _agents(agents)
     folder = Path(out_dir) if out_dir else RESULTS / "agents"
@@ -658,7 +660,8 @@ def strength_trike(sizes: list[int], agents: list[str], seed: int = 0, positions
             exact_tables[size] = table
     elif len(sizes) != 1:
         raise StudyError("the winning-move study takes one size at a time", "--sizes")
-    from trilab.analysis import agent_strength, artifacts, executors
+    from trilab.analysis import artifacts, executors
+    from trilab.analysis.trike import strength as agent_strength
 
     try:
         executor = executors.make_executor(jobs, dask)
@@ -752,7 +755,7 @@ class BalanceOutcome:
     seconds: float
 
     def to_json(self) -> dict:
-        from trilab.analysis import balance
+        from trilab.analysis.trike import balance
 
         return balance.to_json(self.summaries, self.rows)
 
@@ -788,10 +791,11 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
                   games: int = 20, seed: int = 0, jobs: int = 1, dask: str | None = None,
                   out_dir: str | Path | None = None, progress: Callable | None = None,
                   command: str | None = None) -> BalanceOutcome:
-    """Pie-rule balance by board size (see :mod:`trilab.analysis.balance`):
+    """Pie-rule balance by board size (see :mod:`trilab.analysis.trike.balance`):
     from the exact opening tables (``exact``) or from agent games."""
     import pandas as pd
-    from trilab.solver import trike, trike_arrays
+    from trilab.solver.trike import agents as trike_arrays
+    from trilab.solver.trike import engine as trike
 
     if exact == (agent is not None):
         raise StudyError("choose --exact or --agent SPEC", "--exact")
@@ -817,7 +821,8 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
             tables[size] = table if complete else None
     if games < 1:
         raise StudyError("games must be at least 1", "--games")
-    from trilab.analysis import artifacts, balance
+    from trilab.analysis import artifacts
+    from trilab.analysis.trike import balance
 
     command = command or artifacts.command_line()
     t0 = time.perf_counter()

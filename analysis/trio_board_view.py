@@ -44,7 +44,7 @@ class BoardOutcome:
 
 def board_json(fortress: str) -> dict:
     """The board of a Fortress reading and its setup, in the command's JSON shape."""
-    from trilab.solver import trio_board_board as tbb
+    from trilab.solver.trio_board import board as tbb
 
     g = tbb.board_graph(fortress)
     setup = tbb.initial_pieces()
@@ -69,7 +69,7 @@ def _token(cell: dict) -> str:
 
 def format_board(data: dict, fortress: str) -> str:
     """A picture of the setup in text, then one line per cell and per Fortress."""
-    from trilab.solver import trio_board_board as tbb
+    from trilab.solver.trio_board import board as tbb
 
     g = tbb.board_graph(fortress)
     by_rc = {g.nodes[c["id"]]["rc"]: c for c in data["cells"]}
@@ -113,7 +113,7 @@ def draw_board(fortress: str):
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch, Polygon
     from trilab.analysis.plots import plt  # the Agg backend
-    from trilab.solver import trio_board_board as tbb
+    from trilab.solver.trio_board import board as tbb
 
     g = tbb.board_graph(fortress)
     setup = tbb.initial_pieces()
@@ -182,7 +182,7 @@ def board(game: str = GAME, fortress: str = "sides", out: str | Path | None = No
     default ``results/trio-board/board-FORTRESS.png``)."""
     if game != GAME:
         raise StudyError(f"only {GAME} has a board view, not {game!r}", "GAME")
-    from trilab.solver.trio_board_board import FORTRESS_OPTIONS
+    from trilab.solver.trio_board.board import FORTRESS_OPTIONS
 
     if fortress not in FORTRESS_OPTIONS:
         raise StudyError(f"unknown fortress option {fortress!r}; choose one of "

@@ -35,9 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from trilab.analysis import artifacts  # noqa: E402
-from trilab.solver import mcts, trike_arrays  # noqa: E402
-from trilab.solver import trike_reference as ref  # noqa: E402
+from trilab.solver import mcts  # noqa: E402
 from trilab.solver.rng import game_stream  # noqa: E402
+from trilab.solver.trike import agents as trike_arrays  # noqa: E402
+from trilab.solver.trike import reference as ref  # noqa: E402
 
 TARGET_PLAYOUTS = {7: 1_000_000, 13: 400_000}
 TARGET_SIMULATIONS = {7: 300_000}

@@ -26,8 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from trilab.analysis import artifacts, studies, trike_openings
-from trilab.solver.alphabeta import warm_up
+from trilab.analysis import artifacts, studies
+from trilab.analysis.trike import openings as trike_openings
+from trilab.solver.trike.alphabeta import warm_up
 
 ROOT = Path(__file__).resolve().parent.parent
 TT_SIZES = (1, 4, 16, 64, 256, 1024, 2048)

@@ -15,7 +15,7 @@ that took 11-23 s when first proven), each position under every setting in
 turn, into ``results/bench/trike-tt-min-moves.csv``.
 
 A fourth (``--dfpn 2 4``) compares alpha-beta with proof-number search
-(:mod:`trilab.solver.dfpn`, with each ``1 + 1/k`` threshold factor given) on
+(:mod:`trilab.solver.trike.dfpn`, with each ``1 + 1/k`` threshold factor given) on
 the same positions, into ``results/bench/trike-dfpn.csv``.
 
     python benchmarks/bench_trike.py [--sizes 5 6] [--tt-mb 1024] [--tt-min-moves 2 3 4 5]
@@ -34,9 +34,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from trilab.analysis import artifacts, executors, trike_openings  # noqa: E402
-from trilab.solver import trike  # noqa: E402
-from trilab.solver.alphabeta import TT_MIN_MOVES, AlphaBetaSolver, warm_up  # noqa: E402
+from trilab.analysis import artifacts, executors  # noqa: E402
+from trilab.analysis.trike import openings as trike_openings  # noqa: E402
+from trilab.solver.trike import engine as trike  # noqa: E402
+from trilab.solver.trike.alphabeta import TT_MIN_MOVES, AlphaBetaSolver, warm_up  # noqa: E402
 
 
 def solve_all(size: int, tt_mb: float, use_symmetry: bool = True, full: bool = True):
@@ -150,8 +151,8 @@ def algorithms(out: Path, epsilons: list[int]) -> None:
     same positions as ``tt_min_moves``, each position under each algorithm in
     turn; the answers must agree."""
     from trilab.analysis.studies import default_tt_mb
-    from trilab.solver.dfpn import DfpnSolver
-    from trilab.solver.dfpn import warm_up as dfpn_warm_up
+    from trilab.solver.trike.dfpn import DfpnSolver
+    from trilab.solver.trike.dfpn import warm_up as dfpn_warm_up
 
     dfpn_warm_up()
     tasks = [(7, cls[0], -1) for cls in trike.opening_classes(7)]

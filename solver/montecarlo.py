@@ -1,7 +1,7 @@
 """The simulated-game contract: configurations and the spec every such game exposes.
 
 A simulated game module (``solver/<game>.py``, listed in
-:mod:`trilab.solver.games`) exposes ``SPEC = GameSpec(...)``:
+:mod:`trilab.solver.registry`) exposes ``SPEC = GameSpec(...)``:
 
 * ``make_config(options) -> GameConfig``: validates the user's options (seat
   count, mode, policies, ...) and encodes them as an ``int64`` and a
@@ -61,7 +61,7 @@ class GameSpec:
 
 def load_spec(name: str) -> GameSpec:
     """The ``SPEC`` of a simulated game of the registry, by name (importable in any worker)."""
-    from trilab.solver import games
+    from trilab.solver import registry as games
 
     info = games.get(name)
     if not info.simulated:

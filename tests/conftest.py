@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from trilab.solver import trike
-from trilab.solver import trike_reference as ref
+from trilab.solver.trike import engine as trike
+from trilab.solver.trike import reference as ref
 
 
 def random_position(size: int, rng: random.Random, plies: int | None = None) -> trike.TrikePosition:

@@ -7,10 +7,10 @@ import json
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from trilab.analysis import agent_strength
+from trilab.analysis.trike import strength as agent_strength
 from trilab.cli import cli
-from trilab.solver import trike
-from trilab.solver import trike_reference as ref
+from trilab.solver.trike import engine as trike
+from trilab.solver.trike import reference as ref
 
 
 def run(*args):

@@ -8,10 +8,12 @@ import numba as nb
 import numpy as np
 import pytest
 from numba import types
-from trilab.solver import mcts, trike, trike_arrays
-from trilab.solver import trike_reference as ref
-from trilab.solver.alphabeta import AlphaBetaSolver
+from trilab.solver import mcts
 from trilab.solver.rng import PyRng, game_stream
+from trilab.solver.trike import agents as trike_arrays
+from trilab.solver.trike import engine as trike
+from trilab.solver.trike import reference as ref
+from trilab.solver.trike.alphabeta import AlphaBetaSolver
 
 SIZES = range(trike_arrays.MIN_SIZE, trike_arrays.MAX_SIZE + 1)
 

@@ -7,9 +7,9 @@ import json
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from trilab.analysis import balance
+from trilab.analysis.trike import balance
 from trilab.cli import cli
-from trilab.solver import trike
+from trilab.solver.trike import engine as trike
 
 
 def run(*args):

@@ -229,7 +229,7 @@ def test_installed_under_trilab_only(tmp_path):
                               capture_output=True, text=True)
         return proc.returncode == 0
 
-    assert imports("trilab.solver.trike") and imports("trilab.analysis.executors")
+    assert imports("trilab.solver.trike.engine") and imports("trilab.analysis.executors")
     assert imports("trilab.cli")
     for generic in ("solver", "analysis", "cli"):
         assert not imports(generic), generic

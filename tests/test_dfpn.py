@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 from conftest import random_position, to_reference
-from trilab.solver import dfpn, retrograde, trike
-from trilab.solver import trike_reference as ref
-from trilab.solver.alphabeta import AlphaBetaSolver
-from trilab.solver.dfpn import DfpnSolver
+from trilab.solver.trike import dfpn, retrograde
+from trilab.solver.trike import engine as trike
+from trilab.solver.trike import reference as ref
+from trilab.solver.trike.alphabeta import AlphaBetaSolver
+from trilab.solver.trike.dfpn import DfpnSolver
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """The contract every registered game passes (one test, parametrised over the registry).
 
 In the spirit of pgx's API test and OpenSpiel's basic tests: a new game in
-:mod:`trilab.solver.games` is checked here without writing any test of its
+:mod:`trilab.solver.registry` is checked here without writing any test of its
 own for these properties:
 
 * the registry entry agrees with the module (name, end reasons, policies);
@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 from trilab.analysis import executors
 from trilab.analysis.montecarlo import simulate
-from trilab.solver import games
+from trilab.solver import registry as games
 
 GOLDEN = Path(__file__).parent / "golden"
 GOLDEN_SEED = 2026

@@ -12,9 +12,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from trilab.analysis import executors, trike_openings
+from trilab.analysis import executors
+from trilab.analysis.trike import openings as trike_openings
 from trilab.cli import cli
-from trilab.solver import trike
+from trilab.solver.trike import engine as trike
 
 ROOT = Path(__file__).resolve().parent.parent
 VALUES = ["point", "symmetry_class", "winner", "margin", "remoteness", "winning_replies", "nodes"]
@@ -281,7 +282,7 @@ def test_damaged_checkpoint_is_named_set_aside_and_restart_starts_over(tmp_path)
 
 
 def test_mirror_replies_are_proven_once_and_have_equal_values():
-    from trilab.solver.alphabeta import AlphaBetaSolver
+    from trilab.solver.trike.alphabeta import AlphaBetaSolver
 
     reps = trike_openings.reply_representatives(5, 0)  # the corner: a symmetric opening
     assert len(reps) == 8 and len(set(reps.values())) == 4

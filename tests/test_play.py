@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
-from trilab.analysis import play
+from trilab.analysis.trike import play
 from trilab.cli import cli
 
 

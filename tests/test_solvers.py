@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import from_reference, random_position, to_reference
-from trilab.solver import retrograde, trike
-from trilab.solver import trike_reference as ref
-from trilab.solver.alphabeta import AlphaBetaSolver
+from trilab.solver.trike import engine as trike
+from trilab.solver.trike import reference as ref
+from trilab.solver.trike import retrograde
+from trilab.solver.trike.alphabeta import AlphaBetaSolver
 
 
 @pytest.fixture(scope="module")

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 from trilab.solver import mcts
 from trilab.solver import rng as rngmod
-from trilab.solver import tabula_trivium as tt
-from trilab.solver import tabula_trivium_agents as ag
-from trilab.solver import tabula_trivium_reference as ref
+from trilab.solver.tabula_trivium import agents as ag
+from trilab.solver.tabula_trivium import game as tt
+from trilab.solver.tabula_trivium import reference as ref
 
 KIND = {(0, "pawn"): 0, (0, "stone"): 1, (1, "pawn"): 2, (1, "stone"): 3}
 SYMBOL = {"A": 0, "a": 1, "B": 2, "b": 3}

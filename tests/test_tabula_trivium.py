@@ -17,8 +17,8 @@ from itertools import combinations
 import numpy as np
 import pytest
 from trilab.solver import rng as rngmod
-from trilab.solver import tabula_trivium as tt
-from trilab.solver import tabula_trivium_reference as ref
+from trilab.solver.tabula_trivium import game as tt
+from trilab.solver.tabula_trivium import reference as ref
 
 KIND = {(0, "pawn"): 0, (0, "stone"): 1, (1, "pawn"): 2, (1, "stone"): 3}
 KIND_OF = {v: k for k, v in KIND.items()}

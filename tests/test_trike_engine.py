@@ -7,8 +7,8 @@ import itertools
 import numpy as np
 import pytest
 from conftest import random_position, to_reference
-from trilab.solver import trike
-from trilab.solver import trike_reference as ref
+from trilab.solver.trike import engine as trike
+from trilab.solver.trike import reference as ref
 
 SIZES = range(trike.MIN_SIZE, trike.MAX_SIZE + 1)
 

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from trilab.analysis import executors, trike_openings
-from trilab.solver import retrograde
+from trilab.analysis import executors
+from trilab.analysis.trike import openings as trike_openings
+from trilab.solver.trike import retrograde
 
 GOLDEN = Path(__file__).parent / "golden"
 RESULTS = Path(__file__).resolve().parent.parent / "results" / "trike"

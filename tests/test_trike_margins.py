@@ -9,7 +9,9 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-from trilab.analysis import studies, trike_margins, trike_openings
+from trilab.analysis import studies
+from trilab.analysis.trike import margins as trike_margins
+from trilab.analysis.trike import openings as trike_openings
 from trilab.cli import cli
 
 
@@ -124,7 +126,7 @@ def test_sigterm_stops_margins_cleanly_with_the_answers_saved(tmp_path):
     out = _win_loss_record(5, tmp_path)
     script = f"""
 import os, signal, sys
-from trilab.analysis import trike_margins
+from trilab.analysis.trike import margins as trike_margins
 from trilab.cli import cli
 real = trike_margins.Prober.probe
 calls, fired = [0], []

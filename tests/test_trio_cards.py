@@ -7,9 +7,9 @@ import random
 
 import numpy as np
 import pytest
-from trilab.solver import trio_cards as tc
-from trilab.solver import trio_cards_reference as ref
 from trilab.solver.rng import PyRng, game_stream, py_digest_step
+from trilab.solver.trio_cards import game as tc
+from trilab.solver.trio_cards import reference as ref
 
 TABLES = [(3, False), (4, False), (4, True), (5, False), (6, False), (6, True)]
 MODES = ("simple", "spicy")

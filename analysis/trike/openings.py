@@ -1,0 +1,648 @@
+"""The Trike opening study: who wins each first placement, by how much, how fast.
+
+For a board size, every opening point is solved (one representative per
+symmetry class, the rest copied) for the player to move after the opening
+(the *mover*; the first player is the *placer*).  The table has one row per
+point; the summary answers the pie-rule questions:
+
+* Without the pie rule the first player wins iff some opening wins for the
+  placer.
+* With the pie rule the second player swaps exactly on the openings that win
+  for the placer, so the second player always wins; the first player's best
+  openings are those with the smallest winning margin for the second player.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from trilab.analysis import artifacts
+from trilab.analysis.executors import SerialExecutor, interrupted_inside
+from trilab.solver.trike import dfpn, retrograde
+from trilab.solver.trike import engine as trike
+from trilab.solver.trike.alphabeta import AlphaBetaSolver, warm_up
+from trilab.solver.trike.dfpn import DfpnSolver
+
+METHODS = ("alphabeta", "dfpn", "retrograde")
+COLUMNS = ["point", "row", "col", "symmetry_class", "winner", "margin", "remoteness",
+           "winning_replies", "nodes", "seconds"]
+CHECKPOINT_FORMAT = "trilab-trike-checkpoint"
+CHECKPOINT_VERSION = 1
+SOLVER_VERSION = "alphabeta-1"  # bump when a change could alter a solved value
+SOLVER_VERSIONS = {"alphabeta": SOLVER_VERSION, "dfpn": "dfpn-1"}
+"""What a checkpoint of each search method records (a run resumes only its own)."""
+PROGRESS_EVERY_SECONDS = 30.0
+
+_SOLVERS: dict[tuple[int, float, str], AlphaBetaSolver | DfpnSolver] = {}
+
+
+def _solver(size: int, tt_mb: float, method: str = "alphabeta") -> AlphaBetaSolver | DfpnSolver:
+    """One solver (one table) per size, method and process, emptied before each task."""
+    key = (size, tt_mb, method)
+    if key not in _SOLVERS:
+        _SOLVERS.clear()  # free the previous table before allocating a new one
+        make = DfpnSolver if method == "dfpn" else AlphaBetaSolver
+        _SOLVERS[key] = make(size, tt_mb=tt_mb)
+    solver = _SOLVERS[key]
+    solver.reset()
+    return solver
+
+
+def solve_opening_search(
+    size: int,
+    point: int,
+    tt_mb: float = 1024,
+    win_loss_only: bool = False,
+    progress_file: str | None = None,
+    progress: Callable[[int], None] | None = None,
+    reply: int = -1,
+    method: str = "alphabeta",
+) -> dict:
+    """Solve the opening on ``point`` from scratch; values for the placer, as a row.
+
+    ``method`` is the search: ``"alphabeta"`` or ``"dfpn"`` (proof-number
+    search, :mod:`trilab.solver.trike.dfpn`; win/loss only).
+
+    With ``reply >= 0`` solve instead the position after the mover's reply
+    ``reply`` (the placer to move): ``placer_wins`` and, unless
+    ``win_loss_only``, the placer's exact margin and the remoteness there.
+    :func:`combine_replies` turns the replies of an opening into its row.
+
+    Every task starts with an empty table, so its values and node count do not
+    depend on which tasks ran before it in the same process (or on which
+    executor ran it).  ``progress_file`` receives the nodes and seconds spent
+    so far every 30 s (atomic JSON writes), so unfinished work is on record.
+    """
+    if method == "dfpn" and not win_loss_only:
+        raise ValueError("df-pn answers win/loss only")
+    s = _solver(size, tt_mb, method)
+    t0 = time.perf_counter()
+    last = [t0]
+
+    def report(nodes: int) -> None:
+        if progress is not None:
+            progress(nodes)
+        now = time.perf_counter()
+        if progress_file and now - last[0] >= PROGRESS_EVERY_SECONDS:
+            last[0] = now
+            try:
+                record = {"point": point, "nodes": nodes, "seconds": round(now - t0, 1)}
+                if reply >= 0:
+                    record["reply"] = reply
+                artifacts.write_json(progress_file, record)
+            except OSError:
+                pass  # a remote worker may not see the folder: progress is optional
+
+    s.progress = report
+    pos = trike.opening(size, point)
+    if reply >= 0:
+        child = pos.play(reply)
+        if win_loss_only:
+            win, margin, remoteness = s.is_win(child), None, None
+        else:
+            sol = s.solve_position(child, count_winning_moves=False)  # alpha-beta
+            win, margin, remoteness = sol.win, sol.margin, sol.remoteness
+        s.progress = None
+        return {"reply": reply, "placer_wins": bool(win), "margin": margin,
+                "remoteness": remoteness, "nodes": s.nodes,
+                "seconds": round(time.perf_counter() - t0, 3)}
+    if win_loss_only:
+        win = s.is_win(pos)
+        margin = remoteness = replies = None
+    else:
+        sol = s.solve_position(pos)
+        win, margin, remoteness, replies = sol.win, -sol.margin, sol.remoteness, sol.winning_moves
+    s.progress = None
+    return {
+        "winner": "mover" if win else "placer",
+        "margin": margin,
+        "remoteness": remoteness,
+        "winning_replies": replies,
+        "nodes": s.nodes,
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
+
+
+def combine_replies(rows: dict[int, dict], replies: list[int], win_loss_only: bool) -> dict | None:
+    """The opening's row from its solved replies, or None while undecided.
+
+    The mover wins iff some reply leaves the placer lost.  Exact values need
+    every reply: the placer's margin is the least over replies, remoteness is
+    1 + the least remoteness of the mover's winning replies (when the mover
+    wins) or 1 + the greatest over all replies (when the placer wins).
+    """
+    done = [rows[r] for r in replies if r in rows]
+    usable = [r for r in done if win_loss_only or r["margin"] is not None]
+    lost = [r for r in usable if not r["placer_wins"]]
+    complete = len(usable) == len(replies)
+    nodes = sum(r["nodes"] for r in done)
+    seconds = round(sum(r["seconds"] for r in done), 3)
+    if win_loss_only:
+        if not lost and not complete:
+            return None
+        return {"winner": "mover" if lost else "placer", "margin": None, "remoteness": None,
+                "winning_replies": (len(lost) if complete else None) if lost else 0,
+                "nodes": nodes, "seconds": seconds}
+    if not complete:
+        return None
+    margin = min(r["margin"] for r in usable)
+    if lost:
+        remoteness = 1 + min(r["remoteness"] for r in lost)
+    else:
+        remoteness = 1 + max(r["remoteness"] for r in usable)
+    return {"winner": "mover" if lost else "placer", "margin": margin, "remoteness": remoteness,
+            "winning_replies": len(lost), "nodes": nodes, "seconds": seconds}
+
+
+def read_reply_record(path: Path,
+                      size: int) -> tuple[dict[int, dict], dict[int, dict[int, dict]]]:
+    """The classes and per-reply rows of a reply-split run's record."""
+    data = json.loads(Path(path).read_text())
+    if data.get("size") != size:
+        raise ValueError(f"{path} is not a Trike size-{size} record")
+    classes = {int(p): row for p, row in data.get("classes", {}).items()}
+    replies = {int(p): {int(r): row for r, row in rows.items()}
+               for p, rows in data.get("replies", {}).items()}
+    return classes, replies
+
+
+def reply_representatives(size: int, point: int) -> dict[int, int]:
+    """Each reply of the mover to the opening on ``point`` -> the first reply (in
+    engine order) whose child position is a symmetric image of its own.
+
+    Mirror-image replies have the same value, so a reply-split run proves one
+    reply per image class (the corner opening has 7 classes of 2 replies).
+    """
+    t = trike.tables(size)
+    pos = trike.opening(size, point)
+    seen: dict[tuple[int, int, int], int] = {}
+    out = {}
+    for r in pos.legal_moves():
+        child = pos.play(r)
+        mine, theirs = child.mine_theirs()
+        m, th, pawn, _ = trike.canonical(t.symmetry, np.uint64(mine), np.uint64(theirs),
+                                         child.pawn)
+        out[r] = seen.setdefault((int(m), int(th), int(pawn)), r)
+    return out
+
+
+def solve_opening_database(db: retrograde.RetrogradeDatabase, point: int) -> dict:
+    """The same row read from a retrograde database (no search: 0 nodes)."""
+    t0 = time.perf_counter()
+    pos = trike.opening(db.size, point)
+    found = db.lookup(pos)
+    if found is None:
+        raise KeyError(f"opening {point} missing from the database")
+    margin, rem = found
+    replies = 0
+    for d in pos.legal_moves():
+        child = db.lookup(pos.play(d))
+        if child is None:
+            raise KeyError("database is missing a reachable position")
+        replies += child[0] < 0
+    return {
+        "winner": "mover" if margin > 0 else "placer",
+        "margin": -margin,
+        "remoteness": rem,
+        "winning_replies": replies,
+        "nodes": 0,
+        "seconds": round(time.perf_counter() - t0, 4),
+    }
+
+
+@dataclass
+class OpeningStudy:
+    """The solved opening table of one size and what it says about the pie rule.
+
+    ``table`` has a row per point of every solved class; ``open_classes``
+    lists the classes not solved yet (a run stopped by a time limit or Ctrl-C).
+    """
+
+    size: int
+    method: str
+    table: pd.DataFrame
+    seconds: float
+    extra: dict = field(default_factory=dict)
+    open_classes: list[list[int]] = field(default_factory=list)
+    win_loss_only: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return not self.open_classes
+
+    @property
+    def nodes(self) -> int:
+        reps = self.table.drop_duplicates("symmetry_class")
+        return int(reps["nodes"].sum())
+
+    def summary(self) -> dict:
+        t = self.table
+        placer = t[t.winner == "placer"]
+        out = {
+            "openings": len(t),
+            "symmetry_classes": int(t.symmetry_class.nunique()),
+            "complete": self.complete,
+            "open_classes": [[_label_point(self.size, p) for p in c] for c in self.open_classes],
+            "placer_wins": len(placer),
+            "first_player_wins_without_pie": bool(len(placer)),
+            "winning_openings_without_pie": [_label(r) for r in placer.itertuples()],
+            "pie_swap_on": [_label(r) for r in placer.itertuples()],
+            "pie_play_on": [_label(r) for r in t[t.winner == "mover"].itertuples()],
+        }
+        if not self.win_loss_only and len(t):
+            # With the pie rule the second player wins by |margin| on every
+            # opening; the first player's best openings minimise that, then
+            # maximise the game's length.
+            loss = t["margin"].abs()
+            best = t[loss == loss.min()]
+            best = best[best.remoteness == best.remoteness.max()]
+            out["pie_second_player_margin"] = int(loss.min())
+            out["pie_best_openings_for_first_player"] = [_label(r) for r in best.itertuples()]
+        return out
+
+    def to_json(self) -> dict:
+        cols = ["row", "col", "winner", "margin", "remoteness", "winning_replies"]
+        return {
+            "game": "trike",
+            "size": self.size,
+            "method": self.method,
+            "openings": [
+                {c: _plain(v) for c, v in zip(cols, row)}
+                for row in self.table[cols].itertuples(index=False)
+            ],
+            "nodes": self.nodes,
+            "seconds": round(self.seconds, 3),
+            "summary": self.summary(),
+        }
+
+
+def _plain(v):
+    """A JSON-ready scalar: numpy scalars unwrapped, missing values (None, NaN,
+    ``pd.NA`` of the nullable win/loss-only columns) as None."""
+    if v is None or pd.api.types.is_scalar(v) and pd.isna(v):
+        return None
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _label(row) -> str:
+    return f"({row.row},{row.col})"
+
+
+def _label_point(size: int, p: int) -> str:
+    r, c = trike.point_coords(size)[p]
+    return f"({r},{c})"
+
+
+class Interrupted(Exception):
+    """A run stopped by Ctrl-C, SIGTERM or its time limit; work so far is saved."""
+
+    def __init__(self, study: OpeningStudy, reason: str, checkpoint: Path | None):
+        super().__init__(reason)
+        self.study = study
+        self.reason = reason
+        self.checkpoint = checkpoint
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used (damaged, or of another run); one line."""
+
+
+def _set_aside(path: Path, tag: str) -> Path:
+    """Rename ``path`` to ``path.TAG`` (``path.TAG-2``, ... if taken); return the new name."""
+    aside = path.with_name(f"{path.name}.{tag}")
+    n = 2
+    while aside.exists():
+        aside = path.with_name(f"{path.name}.{tag}-{n}")
+        n += 1
+    path.rename(aside)
+    return aside
+
+
+class Checkpoint:
+    """The solved classes of one run, rewritten atomically after each one.
+
+    A class solved with full values also answers a win/loss-only run; a
+    win/loss-only result is recomputed when full values are asked for.  A
+    checkpoint that does not parse is renamed ``*.damaged`` (kept for
+    inspection) and reported as a :class:`CheckpointError`.
+    """
+
+    def __init__(self, path: Path | None, size: int, solver: str = SOLVER_VERSION):
+        self.path = path
+        self.size = size
+        self.solver = solver
+        self.classes: dict[int, dict] = {}
+        self.replies: dict[int, dict[int, dict]] = {}
+        if path is None or not path.exists():
+            return
+        try:
+            data = json.loads(path.read_text())
+            classes = {int(k): dict(v) for k, v in data["classes"].items()}
+            replies = {int(k): {int(r): dict(row) for r, row in v.items()}
+                       for k, v in data.get("replies", {}).items()}
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            aside = _set_aside(path, "damaged")
+            raise CheckpointError(
+                f"the checkpoint {path} is damaged ({type(e).__name__}: {e}); it was kept as "
+                f"{aside}; run again with --restart to start over") from None
+        if data.get("format") != CHECKPOINT_FORMAT or data.get("size") != size:
+            raise CheckpointError(f"{path} is not a Trike size-{size} checkpoint; use another "
+                                  "--out, or --restart to set it aside and start over")
+        if data.get("solver") != solver:
+            raise CheckpointError(f"{path} was written by solver {data.get('solver')!r}, this "
+                                  f"is {solver!r}: --restart sets it aside and starts "
+                                  "over")
+        self.classes, self.replies = classes, replies
+
+    @staticmethod
+    def discard(path: Path) -> Path | None:
+        """Set an existing checkpoint aside (``*.discarded``) and drop its progress
+        files, so the next run starts from nothing (``--restart``)."""
+        for f in path.parent.glob(path.name + ".progress-*.json"):
+            f.unlink(missing_ok=True)
+        return _set_aside(path, "discarded") if path.exists() else None
+
+    def done(self, point: int, win_loss_only: bool) -> dict | None:
+        row = self.classes.get(point)
+        if row is None or (row.get("margin") is None and not win_loss_only):
+            return None
+        if win_loss_only and row.get("margin") is not None:
+            return {**row, "margin": None, "remoteness": None, "winning_replies": None}
+        return row
+
+    def save(self, point: int, row: dict) -> None:
+        self.classes[point] = row
+        self._write()
+
+    def save_reply(self, point: int, reply: int, row: dict) -> None:
+        self.replies.setdefault(point, {})[reply] = row
+        self._write()
+
+    def _write(self) -> None:
+        if self.path is None:
+            return
+        artifacts.write_json(self.path, {
+            "format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, "size": self.size,
+            "solver": self.solver,
+            "classes": {str(k): v for k, v in sorted(self.classes.items())},
+            "replies": {str(k): {str(r): row for r, row in sorted(v.items())}
+                        for k, v in sorted(self.replies.items())},
+        })
+
+    def progress_file(self, point: int, reply: int = -1) -> str | None:
+        if self.path is None:
+            return None
+        tag = f"{point}" if reply < 0 else f"{point}-{reply}"
+        return str(self.path.with_name(self.path.name + f".progress-{tag}.json"))
+
+    def unfinished_work(self) -> dict[str, dict]:
+        """Nodes and seconds recorded by tasks still running when a run stopped."""
+        out = {}
+        if self.path is None:
+            return out
+        for f in self.path.parent.glob(self.path.name + ".progress-*.json"):
+            try:
+                data = json.loads(f.read_text())
+            except (OSError, ValueError):
+                continue
+            if "reply" in data and int(data["reply"]) in self.replies.get(int(data["point"]), {}):
+                continue
+            if int(data["point"]) not in self.classes:
+                tag = f.name.rsplit(".progress-", 1)[1].removesuffix(".json")
+                out[tag] = data
+        return out
+
+    def clear_progress(self, point: int, reply: int = -1) -> None:
+        f = self.progress_file(point, reply)
+        if f:
+            Path(f).unlink(missing_ok=True)
+
+
+def run(
+    size: int,
+    method: str = "alphabeta",
+    tt_mb: float = 1024,
+    progress: Callable[..., Any] | None = None,
+    db_path=None,
+    executor=None,
+    checkpoint_path: Path | None = None,
+    win_loss_only: bool = False,
+    time_limit: float | None = None,
+    split: str | None = None,
+    on_ready: Callable[[], Any] | None = None,
+) -> OpeningStudy:
+    """Solve every opening class of ``size`` (one task per class).
+
+    ``executor`` (see :mod:`trilab.analysis.executors`) runs the tasks; finished
+    classes are saved to ``checkpoint_path`` at once and skipped when the same
+    run starts again.  ``progress(total=, initial=)`` makes a progress bar.
+    On Ctrl-C, SIGTERM (as KeyboardInterrupt) or ``time_limit`` seconds,
+    raises :class:`Interrupted` carrying the partial study.
+
+    ``split`` is the task granularity: ``"class"`` (one task per opening
+    class) or ``"replies"`` (one task per reply of the mover, each saved as
+    soon as it is proven, so work inside a long class survives a restart);
+    the default is ``"replies"`` from size 8 up.  ``on_ready()`` is called
+    once the kernels are loaded, just before the search starts.
+    """
+    split = split or ("replies" if size >= 8 else "class")
+    if split not in ("class", "replies"):
+        raise ValueError(f"unknown split {split!r}")
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}")
+    classes = trike.opening_classes(size)
+    t0 = time.perf_counter()
+    if method == "retrograde":
+        db = retrograde.solve(size)
+        extra = {"database_positions": db.positions, "database_seconds": round(db.seconds, 3),
+                 "tier_sizes": [len(k) for k in db.keys]}
+        if db_path is not None:
+            db.save(db_path)
+            extra["database"] = str(db_path)
+        results = {cls[0]: solve_opening_database(db, cls[0]) for cls in classes}
+        return _study(size, method, classes, results, time.perf_counter() - t0, extra, False)
+
+    executor = executor or SerialExecutor()
+    extra = {"compile_seconds": round(dfpn.warm_up() if method == "dfpn" else warm_up(), 3),
+             "executor": executor.describe()}
+    if on_ready is not None:
+        on_ready()
+    t0 = time.perf_counter()
+    ckpt = Checkpoint(checkpoint_path, size, SOLVER_VERSIONS[method])
+    results: dict[int, dict] = {}
+    for cls in classes:
+        row = ckpt.done(cls[0], win_loss_only)
+        if row is not None:
+            results[cls[0]] = row
+    extra["resumed_classes"] = len(results)
+    extra["split"] = split
+    todo = [cls[0] for cls in classes if cls[0] not in results]
+    # Complete runs start with the costliest class (shortest wall time on many
+    # workers); time-limited runs with the cheapest (most classes proven).
+    todo.sort(key=lambda p: centrality(size, p), reverse=time_limit is not None)
+    replies = {p: trike.opening(size, p).legal_moves() for p in todo}
+    bar = progress(total=len(classes), initial=len(results)) if progress else None
+    serial = isinstance(executor, SerialExecutor)
+
+    def node_progress(nodes: int) -> None:
+        if bar is not None:
+            bar.set_postfix_str(f"{nodes:,} nodes")
+        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+            raise TimeoutError
+
+    mirror = {p: reply_representatives(size, p) for p in todo} if split == "replies" else {}
+
+    def decide(p: int) -> None:
+        proven = ckpt.replies.get(p, {})
+        rows = {r: proven[mirror[p][r]] for r in replies[p] if mirror[p][r] in proven}
+        row = combine_replies(rows, replies[p], win_loss_only)
+        if row is not None:  # work done: each proven reply once, not once per image
+            row["nodes"] = sum(x["nodes"] for x in proven.values())
+            row["seconds"] = round(sum(x["seconds"] for x in proven.values()), 3)
+        if row is not None and p not in results:
+            results[p] = row
+            ckpt.save(p, row)
+            if bar is not None:
+                bar.update(1)
+
+    def tasks():
+        """Generated lazily: replies of an opening decided meanwhile are skipped."""
+        for p in todo:
+            if split == "class":
+                yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p),
+                       node_progress if serial else None, -1, method)
+                continue
+            decide(p)  # replies saved by an earlier run may already decide it
+            for r in replies[p]:
+                if p in results:
+                    break
+                if mirror[p][r] != r:  # an image of a reply proven (or queued) before
+                    continue
+                row = ckpt.replies.get(p, {}).get(r)
+                if row is not None and (win_loss_only or row["margin"] is not None):
+                    continue
+                yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p, r),
+                       node_progress if serial else None, r, method)
+
+    reason = None
+    try:
+        elapsed = time.perf_counter() - t0
+        remaining = None if time_limit is None else max(0.0, time_limit - elapsed)
+        for args, row in executor.run(solve_opening_search, tasks(), timeout=remaining):
+            p, r = args[1], args[6]
+            if r < 0:
+                results[p] = row
+                ckpt.save(p, row)
+                ckpt.clear_progress(p)
+                if bar is not None:
+                    bar.update(1)
+            else:
+                ckpt.save_reply(p, r, row)
+                ckpt.clear_progress(p, r)
+                decide(p)
+            if time_limit is not None and time.perf_counter() - t0 > time_limit:
+                if len(results) < len(classes):
+                    raise TimeoutError
+        if len(results) < len(classes):  # pragma: no cover - defensive
+            raise RuntimeError("the run ended with undecided classes")
+    except KeyboardInterrupt:
+        reason = "interrupted"
+    except SystemError as e:  # Ctrl-C/SIGTERM landing inside a Numba callback
+        if not interrupted_inside(e):
+            raise
+        reason = "interrupted"
+    except TimeoutError:
+        reason = f"time limit of {time_limit:g} s reached"
+    finally:
+        if bar is not None:
+            bar.close()
+    study = _study(size, method, classes, results, time.perf_counter() - t0, extra, win_loss_only)
+    if reason is not None:
+        executor.close()
+        study.extra["unfinished_work"] = ckpt.unfinished_work()
+        study.extra["proven_replies"] = {
+            _label_point(size, p): {_label_point(size, r): row for r, row in v.items()}
+            for p, v in ckpt.replies.items() if p not in results}
+        raise Interrupted(study, reason, checkpoint_path)
+    return study
+
+
+def centrality(size: int, point: int) -> tuple[int, int]:
+    """Sorted barycentric distances to the sides (smallest, middle): larger
+    means more central.  Central openings solve fastest (size 7: the centre
+    33M nodes, a corner 756M)."""
+    r, c = trike.point_coords(size)[point]
+    a, b, e = sorted((c, r - c, size - 1 - r))
+    return a, b
+
+
+def _study(size, method, classes, results, seconds, extra, win_loss_only) -> OpeningStudy:
+    coords = trike.point_coords(size)
+    rows, open_classes = [], []
+    for cls_id, cls in enumerate(classes):
+        res = results.get(cls[0])
+        if res is None:
+            open_classes.append(cls)
+            continue
+        for p in cls:
+            r, c = coords[p]
+            rows.append({"point": p, "row": r, "col": c, "symmetry_class": cls_id, **res})
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    if len(table):
+        table = table.sort_values("point").reset_index(drop=True)
+    for col in ("margin", "remoteness", "winning_replies"):
+        table[col] = table[col].astype("Int64")
+    return OpeningStudy(size, method, table, seconds, extra, open_classes, win_loss_only)
+
+
+def board_text(study: OpeningStudy) -> str:
+    """The board as text, each point marked P (placer wins), M (mover wins)
+    or ? (not solved yet)."""
+    n = study.size
+    mark = dict(zip(study.table.point, study.table.winner.map({"placer": "P", "mover": "M"})))
+    lines = []
+    for r in range(n):
+        cells = [mark.get(trike.point_index(r, c), "?") for c in range(r + 1)]
+        lines.append(" " * (n - 1 - r) + " ".join(cells))
+    return "\n".join(lines)
+
+
+def format_table(study: OpeningStudy) -> str:
+    t = study.table.copy()
+    t["seconds"] = t["seconds"].map(lambda x: f"{x:.3f}")
+    return t.to_string(index=False)
+
+
+def format_summary(study: OpeningStudy) -> str:
+    s = study.summary()
+    lines = []
+    if not study.complete:
+        lines.append(f"Partial: {len(study.open_classes)} symmetry classes still open: "
+                     + ", ".join(c[0] for c in s["open_classes"]) + " (and their images).")
+    solved = "" if study.complete else " solved"
+    lines.append(f"Openings won by the placer: {s['placer_wins']} of {s['openings']}{solved} "
+                 f"({s['symmetry_classes']} symmetry classes)")
+    if s["first_player_wins_without_pie"]:
+        lines.append("Without the pie rule the first player wins, by opening on "
+                     + ", ".join(s["winning_openings_without_pie"]) + ".")
+    elif study.complete:
+        lines.append("Without the pie rule the first player loses: every opening "
+                     "wins for the second player.")
+    if s["pie_swap_on"]:
+        lines.append("With the pie rule the second player swaps on "
+                     + ", ".join(s["pie_swap_on"]) + " and plays on elsewhere.")
+    elif study.complete:
+        lines.append("With the pie rule the second player never swaps (no opening "
+                     "wins for the placer).")
+    if "pie_second_player_margin" in s and study.complete:
+        lines.append("The second player then wins; the first player's best openings "
+                     f"(second player's margin {s['pie_second_player_margin']}): "
+                     + ", ".join(s["pie_best_openings_for_first_player"]) + ".")
+    return "\n".join(lines)

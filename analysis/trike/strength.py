@@ -1,0 +1,310 @@
+"""How well the MCTS agent plays Trike, measured against the exact solver.
+
+Two studies (``trilab strength trike``):
+
+* **Winning moves** (``--positions K``): K random positions that the side to
+  move wins, at three game stages (``STAGES``: checkers on the board), each
+  labelled once by the alpha-beta solver with its set of winning moves.
+  Position ``i`` comes from the stream ``(seed, attempt)`` of the first
+  attempts that give a won, unfinished position of stage ``i mod 3``: a
+  uniformly random opening, then uniformly random moves up to a checker count
+  drawn uniformly in the stage.  Each agent then searches every position with
+  the stream ``(seed, i)`` and scores 1 if it picks a winning move.  Labels
+  are saved to ``trike-N-positions.json`` as they are made and the agents'
+  answers to ``trike-N-moves.rows.csv`` after each chunk, so an interrupted
+  study resumes where it stopped.
+* **Openings** (``--openings``): for each opening class of a solved size,
+  ``G`` games from its representative opening, both sides played by the same
+  agent, without the swap; game ``g`` of class ``k`` draws from the stream
+  ``(seed, k * G + g)``.  The class *agrees* when the majority of games is won
+  by the side that wins under perfect play (from ``results/trike/size-N.csv``).
+
+Shares come with 95% Wilson intervals.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from trilab.analysis import artifacts
+from trilab.solver import mcts
+from trilab.solver.rng import PyRng, game_stream
+from trilab.solver.trike import agents as trike_arrays
+from trilab.solver.trike import engine as trike
+
+STAGES: tuple[tuple[str, int, int], ...] = (("early", 2, 4), ("middle", 5, 8), ("late", 9, 28))
+"""Stage name and the range of checkers on the board (inclusive)."""
+POSITIONS_FORMAT = "trilab-trike-strength-positions"
+CHUNK = 25  # positions per task
+
+
+@dataclass(frozen=True)
+class LabelledPosition:
+    index: int
+    attempt: int
+    stage: str
+    notation: str
+    legal: int
+    winning: tuple[int, ...]  # point indices of the winning moves
+
+    def to_json(self) -> dict:
+        return {"index": self.index, "attempt": self.attempt, "stage": self.stage,
+                "notation": self.notation, "legal": self.legal, "winning": list(self.winning)}
+
+
+def _random_position(size: int, seed: int, attempt: int, stage: tuple[str, int, int]):
+    """The position of one attempt (``None`` if the game ended before the stage)."""
+    stream = PyRng(seed, attempt)
+    _, lo, hi = stage
+    target = lo + stream.below(hi - lo + 1)
+    pos = trike.opening(size, stream.below(trike.n_points(size)))
+    while pos.checkers < target:
+        moves = sorted(pos.legal_moves())
+        if not moves:
+            return None
+        pos = pos.play(moves[stream.below(len(moves))])
+    return None if pos.is_terminal() else pos
+
+
+def label_positions(size: int, count: int, seed: int, path: Path, tt_mb: float = 256,
+                    progress: Callable[[int], None] | None = None) -> list[LabelledPosition]:
+    """The first ``count`` won positions of the study, solved once and saved to
+    ``path`` (JSON) after each; an existing file with the same size and seed
+    is resumed."""
+    from trilab.solver.trike.alphabeta import AlphaBetaSolver
+
+    done: list[LabelledPosition] = []
+    next_attempt = 0
+    if path.exists():
+        data = json.loads(path.read_text())
+        if data.get("size") != size or data.get("seed") != seed:
+            raise ValueError(f"{path} holds positions of size {data.get('size')} seed "
+                             f"{data.get('seed')}, not size {size} seed {seed}")
+        done = [LabelledPosition(p["index"], p["attempt"], p["stage"], p["notation"],
+                                 p["legal"], tuple(p["winning"])) for p in data["positions"]]
+        next_attempt = int(data["next_attempt"])
+    solver = AlphaBetaSolver(size, tt_mb=tt_mb)
+    t0 = time.perf_counter()
+    while len(done) < count:
+        i = len(done)
+        stage = STAGES[i % len(STAGES)]
+        pos = _random_position(size, seed, next_attempt, stage)
+        attempt = next_attempt
+        next_attempt += 1
+        if pos is None or not solver.is_win(pos):
+            continue
+        moves = pos.legal_moves()
+        winning = tuple(sorted(d for d in moves if not solver.is_win(pos.play(d))))
+        done.append(LabelledPosition(i, attempt, stage[0], pos.to_notation(), len(moves),
+                                     winning))
+        artifacts.write_json(path, {
+            "format": POSITIONS_FORMAT, "size": size, "seed": seed,
+            "next_attempt": next_attempt, "solver_nodes": solver.nodes,
+            "seconds": round(time.perf_counter() - t0, 3),
+            "positions": [p.to_json() for p in done]})
+        if progress is not None:
+            progress(len(done))
+    return done[:count]
+
+
+def evaluate_chunk(size: int, agent_text: str, seed: int,
+                   items: tuple[tuple[int, str], ...]) -> list[dict]:
+    """One task: the agent's move in each ``(index, notation)`` (stream ``(seed, index)``)."""
+    agent = mcts.parse_agent(agent_text)
+    game = trike_arrays.agent_game(size)
+    rows = []
+    for index, notation in items:
+        pos = trike.parse_position(notation, size)
+        res = game.search(trike_arrays.from_position(pos, pie=False), agent,
+                          game_stream(np.uint64(seed), np.uint64(index)))
+        rows.append({"agent": agent_text, "index": index, "move": res.action,
+                     "simulations": res.simulations, "seconds": round(res.seconds, 5),
+                     "value": round(res.value, 5), "proven": res.proven})
+    return rows
+
+
+def wilson(k: int, n: int) -> tuple[float, float]:
+    from scipy.stats import binomtest
+
+    if n == 0:
+        return (float("nan"), float("nan"))
+    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=0.95, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def move_rows(positions: list[LabelledPosition], agents: list[str], seed: int, rows_path: Path,
+              executor, progress: Callable[[int], None] | None = None) -> pd.DataFrame:
+    """Every agent's answer on every position, resumed from ``rows_path``."""
+    have = pd.read_csv(rows_path) if rows_path.exists() else pd.DataFrame()
+    done = set()
+    if len(have):
+        done = set(zip(have.agent, have["index"], strict=True))
+    tasks = []
+    size = trike.parse_position(positions[0].notation).size
+    for agent in agents:
+        todo = [(p.index, p.notation) for p in positions if (agent, p.index) not in done]
+        for k in range(0, len(todo), CHUNK):
+            tasks.append((size, agent, seed, tuple(todo[k:k + CHUNK])))
+    finished = len(done)
+    try:
+        for _args, rows in executor.run(evaluate_chunk, tasks):
+            artifacts.append_csv(rows_path, rows)
+            finished += len(rows)
+            if progress is not None:
+                progress(finished)
+    finally:
+        executor.close()
+    return pd.read_csv(rows_path)
+
+
+def summarise_moves(positions: list[LabelledPosition], rows: pd.DataFrame,
+                    agents: Iterable[str]) -> pd.DataFrame:
+    """One row per agent and stage (and ``all``): share of winning moves and interval."""
+    labels = pd.DataFrame([{"index": p.index, "stage": p.stage, "legal": p.legal,
+                            "n_winning": len(p.winning), "winning": set(p.winning)}
+                           for p in positions])
+    merged = rows.merge(labels, on="index")
+    merged = merged[merged["index"] < len(positions)]
+    merged["correct"] = [m in w for m, w in zip(merged["move"], merged["winning"], strict=True)]
+    merged["all_moves_win"] = merged["n_winning"] == merged["legal"]
+    out = []
+    for agent in agents:
+        a = merged[merged.agent == agent]
+        for stage in ["all", *[s[0] for s in STAGES]]:
+            part = a if stage == "all" else a[a.stage == stage]
+            hard = part[~part.all_moves_win]
+            k, n = int(part.correct.sum()), len(part)
+            lo, hi = wilson(k, n)
+            kh, nh = int(hard.correct.sum()), len(hard)
+            lo_h, hi_h = wilson(kh, nh)
+            out.append({"agent": agent, "stage": stage, "positions": n,
+                        "winning_move_share": k / n if n else float("nan"),
+                        "ci_low": lo, "ci_high": hi,
+                        "positions_with_a_losing_move": nh,
+                        "share_there": kh / nh if nh else float("nan"),
+                        "ci_low_there": lo_h, "ci_high_there": hi_h,
+                        "mean_simulations": float(part.simulations.mean()) if n else 0.0,
+                        "mean_seconds": float(part.seconds.mean()) if n else 0.0})
+    return pd.DataFrame(out)
+
+
+def plot_moves(summary: pd.DataFrame, size: int):
+    from trilab.analysis.plots import plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    agents = list(dict.fromkeys(summary.agent))
+    x = np.arange(len(agents))
+    stages = ["all", *[s[0] for s in STAGES]]
+    width = 0.8 / len(stages)
+    for j, stage in enumerate(stages):
+        part = summary[summary.stage == stage].set_index("agent").loc[agents]
+        y = 100 * part.winning_move_share.to_numpy()
+        err = 100 * np.vstack([part.winning_move_share - part.ci_low,
+                               part.ci_high - part.winning_move_share])
+        ax.bar(x + (j - (len(stages) - 1) / 2) * width, y, width, yerr=err, capsize=2,
+               label=f"{stage} ({int(part.positions.iloc[0])} positions)")
+    ax.axhline(99, color="black", lw=0.8, ls="--", label="target 99%")
+    ax.set_xticks(x, agents)
+    ax.set_ylim(max(0, float(100 * summary.ci_low.min()) - 5), 100.5)
+    ax.set_ylabel("winning move chosen (%)")
+    ax.set_title(f"MCTS on Trike {size}: share of won positions where it picks a winning move")
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------- openings
+
+
+def opening_games(size: int, agent_text: str, seed: int, klass: int, point: int,
+                  games: int) -> dict:
+    """One task: ``games`` agent-vs-agent games from one opening, no swap."""
+    agent = mcts.parse_agent(agent_text)
+    game = trike_arrays.agent_game(size)
+    placer_wins = 0
+    plies = 0
+    t0 = time.perf_counter()
+    for g in range(games):
+        stream = game_stream(np.uint64(seed), np.uint64(klass * games + g))
+        state = trike_arrays.new_state(size, pie=False)
+        game.apply(state, point)
+        while game.legal(state):
+            res = game.search(state, agent, stream)
+            game.apply(state, res.action)
+            plies += 1
+        placer_wins += int(game.rewards(state)[0] == 1.0)
+    return {"class": klass, "point": point, "games": games, "placer_wins": placer_wins,
+            "mean_plies": plies / games, "seconds": round(time.perf_counter() - t0, 3)}
+
+
+def opening_rows(sizes: list[int], agent_text: str, seed: int, games: int, executor,
+                 rows_path: Path, progress: Callable[[int], None] | None = None) -> pd.DataFrame:
+    """The games of every opening class of every size, resumed from ``rows_path``."""
+    have = pd.read_csv(rows_path) if rows_path.exists() else pd.DataFrame()
+    done = set(zip(have["size"], have["class"], strict=True)) if len(have) else set()
+    tasks = [(size, agent_text, seed, k, cls[0], games)
+             for size in sizes for k, cls in enumerate(trike.opening_classes(size))
+             if (size, k) not in done]
+    try:
+        for args, row in executor.run(opening_games, tasks):
+            artifacts.append_csv(rows_path, [{"size": args[0], **row}])
+            if progress is not None:
+                progress(1)
+    finally:
+        executor.close()
+    return pd.read_csv(rows_path)
+
+
+def opening_table(size: int, agent_text: str, rows: pd.DataFrame,
+                  exact: pd.DataFrame) -> pd.DataFrame:
+    """Per opening class of one size: the agent's games and whether their
+    majority agrees with the exact winner."""
+    table = rows[rows["size"] == size].sort_values("class").reset_index(drop=True)
+    table = table.drop(columns=["size"])
+    coords = trike.point_coords(size)
+    table["row"] = [coords[p][0] for p in table.point]
+    table["col"] = [coords[p][1] for p in table.point]
+    winners = dict(zip(exact.point, exact.winner, strict=True))
+    table["exact_winner"] = [winners[p] for p in table.point]
+    table["placer_win_rate"] = table.placer_wins / table.games
+    cis = [wilson(k, n) for k, n in zip(table.placer_wins, table.games, strict=True)]
+    table["ci_low"] = [c[0] for c in cis]
+    table["ci_high"] = [c[1] for c in cis]
+    majority = np.where(table.placer_win_rate > 0.5, "placer",
+                        np.where(table.placer_win_rate < 0.5, "mover", "tie"))
+    table["agent_majority"] = majority
+    table["agrees"] = table.agent_majority == table.exact_winner
+    table.insert(0, "agent", agent_text)
+    table.insert(0, "size", size)
+    return table[["size", "agent", "class", "point", "row", "col", "exact_winner", "games",
+                  "placer_wins", "placer_win_rate", "ci_low", "ci_high", "agent_majority",
+                  "agrees", "mean_plies", "seconds"]]
+
+
+def plot_openings(tables: list[pd.DataFrame]):
+    from trilab.analysis.plots import MOVER_COLOUR, PLACER_COLOUR, plt
+
+    fig, axes = plt.subplots(1, len(tables), figsize=(4.2 * len(tables), 3.8), squeeze=False)
+    for ax, t in zip(axes[0], tables, strict=True):
+        x = np.arange(len(t))
+        colours = [PLACER_COLOUR if w == "placer" else MOVER_COLOUR for w in t.exact_winner]
+        err = 100 * np.vstack([t.placer_win_rate - t.ci_low, t.ci_high - t.placer_win_rate])
+        ax.bar(x, 100 * t.placer_win_rate, color=colours, yerr=err, capsize=3)
+        ax.axhline(50, color="black", lw=0.8)
+        ax.set_xticks(x, [f"({r},{c})" for r, c in zip(t.row, t.col, strict=True)],
+                      rotation=60, fontsize=7)
+        agree = int(t.agrees.sum())
+        ax.set_title(f"size {int(t['size'].iloc[0])}: {agree}/{len(t)} classes agree",
+                     fontsize=10)
+        ax.set_ylim(0, 100)
+        ax.set_ylabel("placer wins (%)")
+    fig.suptitle(f"{tables[0].agent.iloc[0]} vs itself from each opening (no swap); "
+                 "bar colour = exact winner (red placer, blue mover)", fontsize=9)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,242 @@
+"""The game registry: the one list of trilab's games.
+
+Everything that needs to know which games exist reads :data:`GAMES`: the
+command line (game names, which commands apply, options and policies in the
+help and errors), the Monte Carlo driver (which module plays a simulated
+game), the studies (result folders) and the tests (the contract test
+``tests/test_game_contract.py`` runs over every entry).  Importing this module
+is cheap: it holds only data, and a game's engine is imported by
+:meth:`GameInfo.load` when it is needed.
+
+Adding a game = its engine module ``solver/<game>.py``, its pure-Python
+reference ``solver/<game>_reference.py`` and one :class:`GameInfo` entry here.
+
+The API a game module implements (in the spirit of GamesmanOne's required
+game API and OpenSpiel's game type):
+
+* **simulated** games expose ``SPEC``, a :class:`trilab.solver.montecarlo.GameSpec`:
+  ``make_config(options)`` (validates, raises ``ValueError`` with one line),
+  the ``play_chunk`` kernel (winners, length, reason and move digest of games
+  ``first .. first + n - 1``, game ``g`` drawing only from the stream
+  ``(seed, g)``) and ``reference_game`` (the same game in pure Python).
+* games with **agents** (perfect information) name the module of their agent
+  kernels in ``agents``: ``agent_game(...)`` gives the
+  :class:`trilab.solver.mcts.AgentGame` that the MCTS agent plays.
+* **solvable** games expose ``SOLVABLE``, a :class:`SolvableSpec`: the
+  sizes the exact solvers accept, ``check_size`` and ``seeded_game(size,
+  seed, g)`` (a whole game of uniformly random legal moves drawn from the
+  stream ``(seed, g)``, played by the engine: the moves and the first
+  player's final margin), with ``reference_seeded_game`` the same game played
+  by the reference rules.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import ModuleType
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What every part of trilab knows about a game, before importing it."""
+
+    name: str
+    """The name users type (``trilab simulate NAME``)."""
+    module: str
+    """The engine module (Numba)."""
+    reference: str
+    """The slow, obviously-correct pure-Python module of the same rules."""
+    title: str
+    players: tuple[int, ...]
+    """Possible numbers of seats."""
+    solvable: bool = False
+    """Exact solvers apply (``trilab solve``, ``trilab analyze``)."""
+    simulated: bool = False
+    """Monte Carlo studies apply (``trilab simulate``, ``trilab report``)."""
+    options: dict[str, str] = field(default_factory=dict)
+    """Option name -> one-line description (the keys ``make_config`` accepts)."""
+    policies: dict[str, str] = field(default_factory=dict)
+    """Policy name -> one-line description (simulated games)."""
+    end_reasons: tuple[str, ...] = ()
+    """How a game can end (index = the engine's reason code)."""
+    examples: tuple[dict, ...] = ()
+    """Valid option sets covering every policy and mode: the contract test and
+    the golden files play them (the engine-equals-reference check skips the
+    ``mcts:N`` and ``mcts-...`` seats, which the references do not implement; the agent
+    kernels are checked by the agent contract and the game's own tests)."""
+    bad_options: tuple[tuple[dict, str], ...] = ()
+    """Invalid option sets and a fragment of the one-line error each must give."""
+    agents: str | None = None
+    """The module of the game's agent kernels (``agent_game(**options)`` returns
+    a :class:`trilab.solver.mcts.AgentGame`), for perfect-information games."""
+    agent_examples: tuple[dict, ...] = ()
+    """Options of ``agent_game`` that the contract test plays."""
+
+    def load_agents(self, **options):
+        """The :class:`trilab.solver.mcts.AgentGame` of these options."""
+        return importlib.import_module(self.agents).agent_game(**options)
+
+    def load(self) -> ModuleType:
+        """The engine module (imports Numba and compiles or loads kernels)."""
+        return importlib.import_module(self.module)
+
+    def load_reference(self) -> ModuleType:
+        return importlib.import_module(self.reference)
+
+
+@dataclass(frozen=True)
+class SolvableSpec:
+    """What the exact solvers and the contract test need of a solvable game."""
+
+    name: str
+    min_size: int
+    max_size: int
+    check_size: Callable[[int], int]
+    seeded_game: Callable[[int, int, int], tuple[list[int], int]]
+    reference_seeded_game: Callable[[int, int, int], tuple[list[int], int]]
+
+
+GAMES: dict[str, GameInfo] = {
+    g.name: g
+    for g in (
+        GameInfo(
+            name="trike",
+            module="trilab.solver.trike.engine",
+            reference="trilab.solver.trike.reference",
+            title="Trike (2 players, pie rule)",
+            players=(2,),
+            solvable=True,
+            agents="trilab.solver.trike.agents",
+            agent_examples=({"size": 2}, {"size": 5}, {"size": 13}, {"size": 19}),
+            options={"size": "board side, 2..10 for the exact solvers, 2..19 for the agents"},
+            end_reasons=("pawn trapped",),
+            examples=({"size": 2}, {"size": 3}, {"size": 5}, {"size": 7}, {"size": 10}),
+            bad_options=(({"size": 1}, "not in 2..10"), ({"size": 11}, "not in 2..10")),
+        ),
+        GameInfo(
+            name="tabula-trivium",
+            module="trilab.solver.tabula_trivium.game",
+            reference="trilab.solver.tabula_trivium.reference",
+            title="Tabula Trivium (2 players)",
+            players=(2,),
+            simulated=True,
+            agents="trilab.solver.tabula_trivium.agents",
+            agent_examples=({}, {"ply_cap": 30}, {"ply_cap": 30, "playout": "greedy"}),
+            options={"policies": "one policy for both seats, or one per seat",
+                     "ply_cap": "turns after which the game is drawn (default 400)"},
+            policies={"random": "uniform over the legal turns",
+                      "greedy": "captures, avoids leaving pieces capturable, else random",
+                      "lookahead:D": "depth-D alpha-beta on material and mobility (D 1..4)",
+                      "mcts:N": "Monte Carlo tree search, N simulations per turn (N >= 1)",
+                      "mcts-greedy:N": "mcts:N with greedy playouts to the end (N >= 1)",
+                      "mcts-greedy:N:K": "mcts-greedy:N, playouts cut after K turns and "
+                                         "scored by material (K 1..10000)"},
+            end_reasons=("no stones", "no pawns", "pawns blocked", "ply cap", "repetition"),
+            examples=({"policies": ["random"]}, {"policies": ["greedy", "random"]},
+                      {"policies": ["lookahead:1", "greedy"], "ply_cap": 60},
+                      {"policies": ["mcts:16", "greedy"], "ply_cap": 40},
+                      {"policies": ["mcts-greedy:8:4", "greedy"], "ply_cap": 40}),
+            bad_options=(({"policies": ["clever"]}, "unknown policy"),
+                         ({"policies": ["random"] * 3}, "needs 1 policy"),
+                         ({"policies": ["lookahead:9"]}, "bad lookahead depth"),
+                         ({"policies": ["mcts:0"]}, "bad mcts simulations"),
+                         ({"policies": ["mcts-greedy:0"]}, "bad mcts-greedy simulations"),
+                         ({"policies": ["mcts-greedy:9:0"]}, "bad mcts-greedy playout cutoff"),
+                         ({"ply_cap": 0}, "ply_cap"),
+                         ({"colour": "red"}, "unknown tabula-trivium option")),
+        ),
+        GameInfo(
+            name="trio-cards",
+            module="trilab.solver.trio_cards.game",
+            reference="trilab.solver.trio_cards.reference",
+            title="Trio, the card game (3-6 players)",
+            players=(3, 4, 5, 6),
+            simulated=True,
+            options={"players": "number of players, 3..6 (default 3)",
+                     "mode": "simple or spicy (default simple)",
+                     "teams": "team play, 4 or 6 players",
+                     "policies": "one policy for all seats, one per seat, or one per team",
+                     "turn_cap": "turns after which the game is unfinished (default 500)"},
+            policies={"random": "uniform over the legal reveals",
+                      "memory": "remembers every reveal, completes sure trios",
+                      "forgetful:P": "memory that forgets each record with probability P"},
+            end_reasons=("three trios", "linked trios", "sevens", "turn cap"),
+            examples=({"players": 3, "policies": ["random"]},
+                      {"players": 5, "mode": "spicy", "policies": ["memory"]},
+                      {"players": 4, "mode": "spicy", "teams": True,
+                       "policies": ["memory", "random"]},
+                      {"players": 6, "teams": True, "policies": ["forgetful:0.3"]}),
+            bad_options=(({"players": 7}, "players"),
+                         ({"players": 5, "teams": True}, "team play needs 4 or 6 players"),
+                         ({"policies": ["clever"]}, "unknown policy"),
+                         ({"mode": "mild"}, "mode")),
+        ),
+        GameInfo(
+            name="trio-board",
+            module="trilab.solver.trio_board.game",
+            reference="trilab.solver.trio_board.reference",
+            title="Trio, the board game (3 players, 1917)",
+            players=(3,),
+            simulated=True,
+            agents="trilab.solver.trio_board.agents",
+            agent_examples=({}, {"fortress": "row3"},
+                            {"fortress": "general", "lost_general": "remove", "ply_cap": 100}),
+            options={"policies": "one policy for all seats, or one per seat",
+                     "fortress": "cells touching a Fortress: sides, row3 or general "
+                                 "(default sides)",
+                     "ply_cap": "plies after which the game is unfinished (default 600)",
+                     "lost_general": "keep (default) or remove a seat whose General is lost"},
+            policies={"random": "uniform over the legal moves",
+                      "greedy": "enters a Fortress, else the most valuable capture, "
+                                "else the largest advance",
+                      "mcts:N": "Monte Carlo tree search, N simulations per move (N >= 1)",
+                      "mcts-greedy:N": "mcts:N with greedy playouts to the end (N >= 1)",
+                      "mcts-greedy:N:K": "mcts-greedy:N, playouts cut after K plies and "
+                                         "scored by material and General distance "
+                                         "(K 1..10000)"},
+            end_reasons=("fortress", "no generals", "ply cap"),
+            examples=({"policies": ["random"]},
+                      {"policies": ["greedy"], "fortress": "row3"},
+                      {"policies": ["random", "greedy", "random"], "fortress": "general"},
+                      {"policies": ["greedy", "random", "greedy"], "lost_general": "remove",
+                       "ply_cap": 200},
+                      {"policies": ["mcts:16", "greedy", "random"], "ply_cap": 40},
+                      {"policies": ["mcts-greedy:8:4", "greedy", "random"], "ply_cap": 40}),
+            bad_options=(({"fortress": "diagonal"}, "unknown fortress option"),
+                         ({"policies": ["clever"]}, "unknown policy"),
+                         ({"policies": ["random", "greedy"]}, "needs 1 policy"),
+                         ({"policies": ["mcts:0"]}, "bad mcts simulations"),
+                         ({"policies": ["mcts-greedy:5:0"]}, "bad playout cutoff"),
+                         ({"ply_cap": 0}, "ply_cap"),
+                         ({"lost_general": "vanish"}, "lost_general"),
+                         ({"players": 4}, "unknown trio-board option")),
+        ),
+    )
+}
+"""Every game trilab implements, by name."""
+
+PLANNED: tuple[str, ...] = ()
+"""Games of the project that are not implemented yet (named in errors)."""
+
+
+def get(name: str) -> GameInfo:
+    """The registry entry of ``name``; ``ValueError`` naming the games if unknown."""
+    if name in GAMES:
+        return GAMES[name]
+    if name in PLANNED:
+        raise ValueError(f"{name!r} is not implemented yet; games: {', '.join(GAMES)}")
+    raise ValueError(f"unknown game {name!r}; games: {', '.join(GAMES)}")
+
+
+def solvable() -> list[str]:
+    return [g.name for g in GAMES.values() if g.solvable]
+
+
+def simulated() -> list[str]:
+    return [g.name for g in GAMES.values() if g.simulated]
+
+
+def with_agents() -> list[str]:
+    return [g.name for g in GAMES.values() if g.agents]

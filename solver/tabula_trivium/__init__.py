@@ -1,0 +1,1 @@
+"""tabula_trivium."""

@@ -1,0 +1,424 @@
+"""Trike on the boards people play (sides 2..19): the array engine of the agents.
+
+Same rules, notation and point numbering as :mod:`trilab.solver.trike.engine` (read
+its docstring), which keeps the one-``uint64`` bitboard engine of the exact
+solvers (sides up to 10).  Here a board of up to 190 points is a fixed
+``int64`` array, so one engine serves every size that Ludii (13),
+boardspace (7-13) and AbstractPlay (7-15) offer.
+
+The board is a *mailbox* (as in chess engines before bitboards): a grid of
+``W = size + 2`` columns and rows holding the triangle with a one-cell
+``BORDER`` around it and above its diagonal, so the six directions are fixed
+index steps ``+1, -1, +W, -W, +W+1, -W-1`` and a ray ends at the first cell
+that is not ``EMPTY``.  Point ``(row, col)`` is cell ``(row + 1) * W + col + 1``.
+
+State (``int64``, columns named ``S_*``):
+
+* ``S_PAWN``: the pawn's cell, ``-1`` before the opening;
+* ``S_COUNT``: checkers on the board (``b`` moves when it is even);
+* ``S_B_SEAT``: the seat that owns colour ``b`` (0; 1 after a swap);
+* ``S_PIE_RULE``: 1 if the game is played with the pie rule: the second
+  player may swap right after the opening (while ``S_COUNT == 1`` and
+  ``S_B_SEAT == 0``; a swap makes ``S_B_SEAT`` 1, so it happens once);
+* ``S_CELLS + cell``: ``EMPTY``, ``BLACK``, ``WHITE`` or ``BORDER``;
+* then the *line words* (offset ``t[T_LINES]``), the occupancy of each line
+  of the board as bits, for the playouts: ``size`` rows (point ``(r, c)`` is
+  bit ``c`` of row ``r``), ``size`` columns (bit ``r`` of column ``c``; bits
+  below ``c``, off the board, are set) and ``size`` diagonals (bit ``c`` of
+  diagonal ``r - c``), each with a set *sentinel* bit just past its last
+  point.  A pawn's reach along a line is then a count of zero bits
+  (``trailing_zeros`` above it, ``leading_zeros`` below it): six bit scans a
+  ply instead of walking the rays, without the mispredicted branch at the
+  end of each ray.
+
+Seats: seat 0 places the opening checker (colour ``b``); seat 1 answers.
+Actions are point indices (the notation's numbering): ``0 .. n_points - 1``
+put the pawn (and a checker) on that point; ``SWAP = n_points`` is the
+pie-rule swap: seat 1 takes colour ``b`` and the position as it stands, and
+seat 0, now ``w``, moves next.
+
+Tables (``int64``, one flat array so that every game's agent kernels share
+one signature, see :mod:`trilab.solver.mcts`): ``T_SIZE``, ``T_POINTS``,
+``T_WIDTH``, ``T_LINES`` (where the line words start in a state), then the
+cell of each point, then the point of each cell
+(``-1`` off the board).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numba as nb
+import numpy as np
+from numba import types
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+from trilab.solver import rng
+from trilab.solver.jit import kernel
+from trilab.solver.trike.engine import TrikePosition, point_coords
+
+MIN_SIZE = 2
+MAX_SIZE = 19
+
+EMPTY = 0
+BLACK = 1
+WHITE = 2
+BORDER = 3
+
+S_PAWN, S_COUNT, S_B_SEAT, S_PIE_RULE = range(4)
+S_CELLS = 4
+
+T_SIZE, T_POINTS, T_WIDTH, T_LINES = range(4)
+T_CELL_OF_POINT = 4
+
+
+def n_points(size: int) -> int:
+    return size * (size + 1) // 2
+
+
+def check_size(size: int) -> int:
+    """``size`` if the array engine plays it, else ``ValueError`` with one line."""
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) \
+            or not MIN_SIZE <= size <= MAX_SIZE:
+        raise ValueError(f"size {size!r} is not in {MIN_SIZE}..{MAX_SIZE}")
+    return int(size)
+
+
+def width(size: int) -> int:
+    """Columns (and rows) of the mailbox grid."""
+    return size + 2
+
+
+def cell_of(size: int, row: int, col: int) -> int:
+    """The mailbox cell of point ``(row, col)``."""
+    return (row + 1) * width(size) + col + 1
+
+
+@functools.cache
+def tables(size: int) -> np.ndarray:
+    """The flat ``int64`` table of one board side (built once, read-only)."""
+    check_size(size)
+    npts = n_points(size)
+    w = width(size)
+    cell_of_point = np.array([cell_of(size, r, c) for r, c in point_coords(size)], dtype=np.int64)
+    point_of_cell = np.full(w * w, -1, dtype=np.int64)
+    point_of_cell[cell_of_point] = np.arange(npts)
+    header = np.array([size, npts, w, S_CELLS + w * w], dtype=np.int64)
+    flat = np.concatenate([header, cell_of_point, point_of_cell])
+    flat.setflags(write=False)
+    return flat
+
+
+@nb.njit(cache=True, inline="always")
+def _point_of_cell(t: np.ndarray, cell: int) -> int:
+    return t[T_CELL_OF_POINT + t[T_POINTS] + cell]
+
+
+@nb.njit(cache=True, inline="always")
+def _cell_of_point(t: np.ndarray, point: int) -> int:
+    return t[T_CELL_OF_POINT + point]
+
+
+# ---------------------------------------------------------------- kernels
+
+
+@nb.njit(cache=True, inline="always")
+def pawn_moves(t: np.ndarray, state: np.ndarray, out: np.ndarray) -> int:
+    """Write the pawn's destination *cells* into ``out`` (direction by
+    direction, nearest first); return their count (0: the side to move is
+    trapped)."""
+    w = t[T_WIDTH]
+    pawn = state[S_PAWN]
+    n = 0
+    for step in (1, -1, w, -w, w + 1, -w - 1):
+        q = pawn + step
+        while state[S_CELLS + q] == EMPTY:
+            out[n] = q
+            n += 1
+            q += step
+    return n
+
+
+@nb.njit(cache=True, inline="always")
+def place(t: np.ndarray, state: np.ndarray, cell: int) -> None:
+    """The side to move puts the pawn and a checker of its colour on ``cell``."""
+    state[S_CELLS + cell] = BLACK if state[S_COUNT] % 2 == 0 else WHITE
+    state[S_PAWN] = cell
+    state[S_COUNT] += 1
+    size = t[T_SIZE]
+    w = t[T_WIDTH]
+    lines = t[T_LINES]
+    r = cell // w - 1
+    c = cell % w - 1
+    state[lines + r] |= np.int64(1) << c
+    state[lines + size + c] |= np.int64(1) << r
+    state[lines + 2 * size + r - c] |= np.int64(1) << c
+
+
+@nb.njit(cache=True, inline="always")
+def _reach_up(word: np.int64, p: int) -> int:
+    """Empty points above bit ``p`` before the next set bit (the sentinel at worst)."""
+    return np.int64(trailing_zeros(np.uint64(word) >> np.uint64(p + 1)))
+
+
+@nb.njit(cache=True, inline="always")
+def _reach_down(word: np.int64, p: int) -> int:
+    """Empty points below bit ``p`` before the next set bit or the end of the word."""
+    below = (np.uint64(word) & ((np.uint64(1) << np.uint64(p)) - np.uint64(1)))
+    highest = 63 - np.int64(leading_zeros((below << np.uint64(1)) | np.uint64(1)))
+    return p - highest
+
+
+@nb.njit(cache=True, inline="always")
+def may_swap(state: np.ndarray) -> bool:
+    """True when the second player may use the pie rule now."""
+    return state[S_PIE_RULE] == 1 and state[S_COUNT] == 1 and state[S_B_SEAT] == 0
+
+
+@nb.njit(cache=True, inline="always")
+def black_margin(t: np.ndarray, state: np.ndarray) -> int:
+    """``b``'s checkers minus ``w``'s on the pawn's point and its neighbours."""
+    w = t[T_WIDTH]
+    pawn = state[S_PAWN]
+    m = 0
+    for step in (0, 1, -1, w, -w, w + 1, -w - 1):
+        c = state[S_CELLS + pawn + step]
+        if c == BLACK:
+            m += 1
+        elif c == WHITE:
+            m -= 1
+    return m
+
+
+@nb.njit(cache=True, inline="always")
+def winning_seat(t: np.ndarray, state: np.ndarray) -> int:
+    """The seat that wins a finished game (there is never a tie)."""
+    b_seat = state[S_B_SEAT]
+    return b_seat if black_margin(t, state) > 0 else 1 - b_seat
+
+
+@nb.njit(cache=True, inline="always")
+def seat_to_move(state: np.ndarray) -> int:
+    colour_b = state[S_COUNT] % 2 == 0
+    return state[S_B_SEAT] if colour_b else 1 - state[S_B_SEAT]
+
+
+@kernel
+def random_playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray, moves: np.ndarray) -> int:
+    """Play uniformly random legal moves (swap included while the pie rule
+    allows it, opening on a uniform point) until the side to move is trapped;
+    return the plies played.  ``moves`` is scratch of at least ``6 * size``."""
+    plies = 0
+    if state[S_COUNT] == 0:
+        place(t, state, _cell_of_point(t, rng.below(stream, t[T_POINTS])))
+        plies += 1
+    size = t[T_SIZE]
+    w = t[T_WIDTH]
+    lines = t[T_LINES]
+    while True:
+        cell = state[S_PAWN]
+        r = cell // w - 1
+        c = cell % w - 1
+        row = state[lines + r]
+        col = state[lines + size + c]
+        diag = state[lines + 2 * size + r - c]
+        east = _reach_up(row, c)
+        west = _reach_down(row, c)
+        south = _reach_up(col, r)
+        north = _reach_down(col, r)
+        down = _reach_up(diag, c)
+        up = _reach_down(diag, c)
+        n = east + west + south + north + down + up
+        if n == 0:
+            return plies
+        if may_swap(state):
+            k = rng.below(stream, n + 1)
+            if k == n:
+                state[S_B_SEAT] = 1
+                plies += 1
+                continue
+        else:
+            k = rng.below(stream, n)
+        # the k-th move: steps (0,+1), (0,-1), (+1,0), (-1,0), (+1,+1), (-1,-1)
+        if k < east:
+            dest = cell + 1 + k
+        elif k < east + west:
+            dest = cell - 1 - (k - east)
+        elif k < east + west + south:
+            dest = cell + w * (1 + k - east - west)
+        elif k < east + west + south + north:
+            dest = cell - w * (1 + k - east - west - south)
+        elif k < n - up:
+            dest = cell + (w + 1) * (1 + k - (n - up - down))
+        else:
+            dest = cell - (w + 1) * (1 + k - (n - up))
+        place(t, state, dest)
+        plies += 1
+
+
+@nb.njit(cache=True)
+def playouts(t: np.ndarray, start: np.ndarray, seed: np.uint64, first: np.int64,
+             count: np.int64) -> np.ndarray:
+    """Random playouts ``first .. first + count - 1`` from ``start``, game ``g``
+    drawing from ``rng.game_stream(seed, g)``: the winning seat of each."""
+    moves = np.empty(6 * t[T_SIZE], dtype=np.int64)
+    state = np.empty_like(start)
+    winners = np.empty(count, dtype=np.int64)
+    for i in range(count):
+        stream = rng.game_stream(seed, np.uint64(first + i))
+        state[:] = start
+        random_playout(t, state, stream, moves)
+        winners[i] = winning_seat(t, state)
+    return winners
+
+
+# ---------------------------------------------------------------- agent contract
+# (see trilab.solver.mcts: every game's agent kernels share these signatures)
+
+_I64 = types.int64[::1]
+
+
+@nb.cfunc(types.int64(_I64, _I64, _I64), cache=True)
+def mcts_legal(t, state, out):
+    if state[S_COUNT] == 0:
+        for p in range(t[T_POINTS]):
+            out[p] = p
+        return t[T_POINTS]
+    n = pawn_moves(t, state, out)
+    for i in range(n):
+        out[i] = _point_of_cell(t, out[i])
+    if n > 0 and may_swap(state):
+        out[n] = t[T_POINTS]
+        n += 1
+    return n
+
+
+@nb.cfunc(types.int64(_I64, _I64, types.int64), cache=True)
+def mcts_apply(t, state, action):
+    if action == t[T_POINTS]:
+        state[S_B_SEAT] = 1
+    else:
+        place(t, state, _cell_of_point(t, action))
+    return 0
+
+
+@nb.cfunc(types.int64(_I64, _I64), cache=True)
+def mcts_seat(t, state):
+    return seat_to_move(state)
+
+
+@nb.cfunc(types.int64(_I64, _I64, types.float64[::1]), cache=True)
+def mcts_rewards(t, state, out):
+    w = winning_seat(t, state)
+    out[w] = 1.0
+    out[1 - w] = 0.0
+    return 0
+
+
+@nb.cfunc(types.int64(_I64, _I64, types.uint64[::1], _I64, types.float64[::1]), cache=True)
+def mcts_playout(t, state, stream, scratch, out):
+    plies = random_playout(t, state, stream, scratch)
+    w = winning_seat(t, state)
+    out[w] = 1.0
+    out[1 - w] = 0.0
+    return plies
+
+
+@nb.cfunc(types.int64(_I64, _I64, types.uint64[::1]), cache=True)
+def mcts_chance(t, state, stream):
+    return -1  # Trike has no chance events
+
+
+# ---------------------------------------------------------------- Python API
+
+
+def new_state(size: int, pie: bool = True) -> np.ndarray:
+    """The empty board of side ``size`` (seat 0 to place the opening checker)."""
+    t = tables(check_size(size))
+    w = int(t[T_WIDTH])
+    state = np.full(S_CELLS + w * w + 3 * size, BORDER, dtype=np.int64)
+    state[S_CELLS + t[T_CELL_OF_POINT:T_CELL_OF_POINT + t[T_POINTS]]] = EMPTY
+    lines = int(t[T_LINES])
+    for k in range(size):
+        state[lines + k] = 1 << (k + 1)  # row k: points 0..k, sentinel k + 1
+        state[lines + size + k] = (1 << k) - 1 | 1 << size  # column k: rows k..size-1
+        state[lines + 2 * size + k] = 1 << (size - k)  # diagonal k: points 0..size-1-k
+    state[S_PAWN] = -1
+    state[S_COUNT] = 0
+    state[S_B_SEAT] = 0
+    state[S_PIE_RULE] = int(pie)
+    return state
+
+
+def initial_state(size: int, pie: bool = True) -> np.ndarray:
+    """The game's first state for the agent contract (:func:`new_state`)."""
+    return new_state(size, pie)
+
+
+def from_position(pos: TrikePosition, pie: bool = True) -> np.ndarray:
+    """The state of a position in :mod:`trilab.solver.trike.engine` notation.
+
+    Seat 0 owns ``b`` (no swap so far).  With ``pie``, a position with one
+    checker lets the mover swap.
+    """
+    size = pos.size
+    state = new_state(size, pie)
+    lines = int(tables(size)[T_LINES])
+    for p, (r, c) in enumerate(point_coords(size)):
+        cell = S_CELLS + cell_of(size, r, c)
+        if (pos.black | pos.white) >> p & 1:
+            state[cell] = BLACK if pos.black >> p & 1 else WHITE
+            state[lines + r] |= 1 << c
+            state[lines + size + c] |= 1 << r
+            state[lines + 2 * size + r - c] |= 1 << c
+    r, c = point_coords(pos.size)[pos.pawn]
+    state[S_PAWN] = cell_of(pos.size, r, c)
+    state[S_COUNT] = pos.checkers
+    return state
+
+
+def size_of(state: np.ndarray) -> int:
+    """The board side of a state (``len = 4 + (size + 2)**2 + 3 * size``)."""
+    for size in range(MIN_SIZE, MAX_SIZE + 1):
+        if len(state) == S_CELLS + width(size) ** 2 + 3 * size:
+            return size
+    raise ValueError(f"a state of {len(state)} numbers is no Trike board")
+
+
+def legal_points(state: np.ndarray) -> list[int]:
+    """The pawn's destinations from ``state`` as point indices (engine order)."""
+    t = tables(size_of(state))
+    out = np.empty(6 * int(t[T_SIZE]), dtype=np.int64)
+    k = pawn_moves(t, state, out)
+    return [int(_point_of_cell(t, c)) for c in out[:k]]
+
+
+def pawn_point(state: np.ndarray) -> int:
+    """The pawn's point index (``-1`` before the opening)."""
+    if state[S_PAWN] < 0:
+        return -1
+    return int(_point_of_cell(tables(size_of(state)), state[S_PAWN]))
+
+
+def black_points(state: np.ndarray) -> tuple[int, int]:
+    """``(black, white)`` bitboards (Python ints) of a state."""
+    t = tables(size_of(state))
+    black = white = 0
+    for p in range(int(t[T_POINTS])):
+        v = state[S_CELLS + t[T_CELL_OF_POINT + p]]
+        if v == BLACK:
+            black |= 1 << p
+        elif v == WHITE:
+            white |= 1 << p
+    return black, white
+
+
+@functools.cache
+def agent_game(size: int):
+    """Trike of side ``size`` for the agents (:class:`trilab.solver.mcts.AgentGame`)."""
+    from trilab.solver.mcts import AgentGame, AgentKernels
+
+    t = tables(size)
+    kernels = AgentKernels(mcts_legal, mcts_apply, mcts_seat, mcts_rewards, mcts_playout,
+                           mcts_chance)
+    return AgentGame(name="trike", n_seats=2, kernels=kernels, tables=np.array(t),
+                     max_actions=int(t[T_POINTS]) + 1, playout_scratch=6 * size)
