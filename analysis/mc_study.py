@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 from trilab.analysis.montecarlo import SimulationResult
-from trilab.solver.montecarlo import GameConfig, GameSpec
+from trilab.solver.game_api import GameConfig, GameSpec
 
 CONFIDENCE = 0.95
 

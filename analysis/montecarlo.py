@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from trilab.analysis.executors import SerialExecutor
-from trilab.solver.montecarlo import GameConfig, GameSpec, play_chunk_task
+from trilab.solver.game_api import GameConfig, GameSpec
+from trilab.solver.montecarlo import play_chunk_task
 
 DEFAULT_CHUNK = 20_000
 

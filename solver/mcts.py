@@ -24,25 +24,10 @@ of Winands, Bjornsson and Saito 2008, generalised to n seats as max^n):
 The move chosen is a proven-best child if the root is proven, else the most
 visited child that is not a proven loss.
 
-Game contract (the *agent kernels* of a game, ``numba.cfunc`` objects with
-these signatures, so this module is compiled and cached once for all games):
-``state`` is the game's ``int64`` state array and ``tables`` its flat
-``int64`` table.
-
-* ``legal(tables, state, out) -> n``: the legal actions (game-defined
-  integer ids) into ``out``; ``0`` iff the game is over.  At a chance node:
-  the outcome ids ``0 .. n - 1``.
-* ``apply(tables, state, action) -> 0``: play the action in place.
-* ``seat(tables, state) -> s``: the seat to move, ``-1`` at a chance node.
-* ``rewards(tables, state, out) -> 0``: the reward of every seat in a
-  finished game.
-* ``playout(tables, state, stream, scratch, out) -> plies``: play from
-  ``state`` (in place), drawing from the ``rng`` stream, and write the
-  rewards: random play to the end, or a game's own playout policy, which may
-  also stop early and write an *estimated* reward in [0, 1] per seat (Tabula
-  Trivium's ``greedy:K`` playouts); ``plies = 0`` iff the state was already
-  finished (only then does the search mark a node proven).
-* ``chance(tables, state, stream) -> k``: the outcome of a chance node.
+Game contract: a game provides the six *agent kernels* of
+:class:`trilab.solver.game_api.AgentKernels` (``numba.cfunc`` objects, so this
+module is compiled and cached once for all games), stated in
+:mod:`trilab.solver.game_api`.
 
 Reproducibility: a search draws only from the stream it is given, so a fixed
 number of simulations gives the same move for the same ``(seed, game,
@@ -59,17 +44,9 @@ from typing import NamedTuple
 
 import numba as nb
 import numpy as np
-from numba import types
 from trilab.solver import rng
+from trilab.solver.game_api import AgentKernels
 from trilab.solver.jit import kernel
-
-_I64 = types.int64[::1]
-LEGAL_SIG = types.int64(_I64, _I64, _I64)
-APPLY_SIG = types.int64(_I64, _I64, types.int64)
-SEAT_SIG = types.int64(_I64, _I64)
-REWARDS_SIG = types.int64(_I64, _I64, types.float64[::1])
-PLAYOUT_SIG = types.int64(_I64, _I64, types.uint64[::1], _I64, types.float64[::1])
-CHANCE_SIG = types.int64(_I64, _I64, types.uint64[::1])
 
 DEFAULT_EXPLORATION = 0.7
 """``c`` of the UCT formula for rewards in [0, 1] (measured on Trike 6-7:
@@ -81,17 +58,6 @@ NO_CHILDREN = -1
 
 # columns of Tree.counters
 C_NODES, C_SIMULATIONS = range(2)
-
-
-class AgentKernels(NamedTuple):
-    """A game's agent kernels (``cfunc`` objects, see the module docstring)."""
-
-    legal: object
-    apply: object
-    seat: object
-    rewards: object
-    playout: object
-    chance: object
 
 
 class Tree(NamedTuple):

@@ -6,97 +6,17 @@ help and errors), the Monte Carlo driver (which module plays a simulated
 game), the studies (result folders) and the tests (the contract test
 ``tests/test_game_contract.py`` runs over every entry).  Importing this module
 is cheap: it holds only data, and a game's engine is imported by
-:meth:`GameInfo.load` when it is needed.
+:meth:`~trilab.solver.game_api.GameInfo.load` when it is needed.
 
-Adding a game = its engine module ``solver/<game>.py``, its pure-Python
-reference ``solver/<game>_reference.py`` and one :class:`GameInfo` entry here.
-
-The API a game module implements (in the spirit of GamesmanOne's required
-game API and OpenSpiel's game type):
-
-* **simulated** games expose ``SPEC``, a :class:`trilab.solver.montecarlo.GameSpec`:
-  ``make_config(options)`` (validates, raises ``ValueError`` with one line),
-  the ``play_chunk`` kernel (winners, length, reason and move digest of games
-  ``first .. first + n - 1``, game ``g`` drawing only from the stream
-  ``(seed, g)``) and ``reference_game`` (the same game in pure Python).
-* games with **agents** (perfect information) name the module of their agent
-  kernels in ``agents``: ``agent_game(...)`` gives the
-  :class:`trilab.solver.mcts.AgentGame` that the MCTS agent plays.
-* **solvable** games expose ``SOLVABLE``, a :class:`SolvableSpec`: the
-  sizes the exact solvers accept, ``check_size`` and ``seeded_game(size,
-  seed, g)`` (a whole game of uniformly random legal moves drawn from the
-  stream ``(seed, g)``, played by the engine: the moves and the first
-  player's final margin), with ``reference_seeded_game`` the same game played
-  by the reference rules.
+Adding a game = one package ``solver/<game>/`` implementing the game API of
+:mod:`trilab.solver.game_api` (an engine and its pure-Python reference, plus
+``SPEC``, ``SOLVABLE`` or agent kernels as the game's uses require) and one
+:class:`~trilab.solver.game_api.GameInfo` entry here.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from types import ModuleType
-
-
-@dataclass(frozen=True)
-class GameInfo:
-    """What every part of trilab knows about a game, before importing it."""
-
-    name: str
-    """The name users type (``trilab simulate NAME``)."""
-    module: str
-    """The engine module (Numba)."""
-    reference: str
-    """The slow, obviously-correct pure-Python module of the same rules."""
-    title: str
-    players: tuple[int, ...]
-    """Possible numbers of seats."""
-    solvable: bool = False
-    """Exact solvers apply (``trilab solve``, ``trilab analyze``)."""
-    simulated: bool = False
-    """Monte Carlo studies apply (``trilab simulate``, ``trilab report``)."""
-    options: dict[str, str] = field(default_factory=dict)
-    """Option name -> one-line description (the keys ``make_config`` accepts)."""
-    policies: dict[str, str] = field(default_factory=dict)
-    """Policy name -> one-line description (simulated games)."""
-    end_reasons: tuple[str, ...] = ()
-    """How a game can end (index = the engine's reason code)."""
-    examples: tuple[dict, ...] = ()
-    """Valid option sets covering every policy and mode: the contract test and
-    the golden files play them (the engine-equals-reference check skips the
-    ``mcts:N`` and ``mcts-...`` seats, which the references do not implement; the agent
-    kernels are checked by the agent contract and the game's own tests)."""
-    bad_options: tuple[tuple[dict, str], ...] = ()
-    """Invalid option sets and a fragment of the one-line error each must give."""
-    agents: str | None = None
-    """The module of the game's agent kernels (``agent_game(**options)`` returns
-    a :class:`trilab.solver.mcts.AgentGame`), for perfect-information games."""
-    agent_examples: tuple[dict, ...] = ()
-    """Options of ``agent_game`` that the contract test plays."""
-
-    def load_agents(self, **options):
-        """The :class:`trilab.solver.mcts.AgentGame` of these options."""
-        return importlib.import_module(self.agents).agent_game(**options)
-
-    def load(self) -> ModuleType:
-        """The engine module (imports Numba and compiles or loads kernels)."""
-        return importlib.import_module(self.module)
-
-    def load_reference(self) -> ModuleType:
-        return importlib.import_module(self.reference)
-
-
-@dataclass(frozen=True)
-class SolvableSpec:
-    """What the exact solvers and the contract test need of a solvable game."""
-
-    name: str
-    min_size: int
-    max_size: int
-    check_size: Callable[[int], int]
-    seeded_game: Callable[[int, int, int], tuple[list[int], int]]
-    reference_seeded_game: Callable[[int, int, int], tuple[list[int], int]]
-
+from trilab.solver.game_api import GameInfo
 
 GAMES: dict[str, GameInfo] = {
     g.name: g

@@ -16,9 +16,9 @@ import pytest
 from click.testing import CliRunner
 from trilab.solver.rng import PyRng, py_digest_step
 from trilab.solver.trio_board import board as tbb
-from trilab.solver.trio_board import game
-from trilab.solver.trio_board import rules as tb
+from trilab.solver.trio_board import game as tb_game
 from trilab.solver.trio_board import reference as ref
+from trilab.solver.trio_board import rules as tb
 
 OPTIONS = tbb.FORTRESS_OPTIONS
 F0, F1, F2 = (tbb.FORT_BASE + s for s in range(3))
@@ -50,7 +50,7 @@ def ends(pieces: dict, seat: int, cell: int, fortress: str = "sides") -> set[int
 
 def both_games(options: dict, pieces: dict, side: int, seed: int = 1, n: int = 1):
     """Whole games from a position, engine == reference; the engine's results."""
-    w, length, r, d = game.play_games(options, seed, 0, n, start=(pieces, side))
+    w, length, r, d = tb_game.play_games(options, seed, 0, n, start=(pieces, side))
     out = [(int(w[g]), int(length[g]), int(r[g]), int(d[g])) for g in range(n)]
     assert out == [ref.reference_game(seed, g, options, start=(pieces, side)) for g in range(n)]
     return out
@@ -283,7 +283,7 @@ def test_engine_equals_reference_on_games_from_random_states(fortress):
 @pytest.mark.parametrize("lost", tb.LOST_GENERAL_OPTIONS)
 def test_engine_equals_reference_on_whole_games(fortress, policies, lost):
     options = {"fortress": fortress, "policies": policies, "lost_general": lost}
-    w, length, r, d = game.play_games(options, 31, 0, 8)
+    w, length, r, d = tb_game.play_games(options, 31, 0, 8)
     for g in range(8):
         assert ref.reference_game(31, g, options) == (int(w[g]), int(length[g]), int(r[g]),
                                                       int(d[g]))
@@ -390,9 +390,9 @@ def test_one_general_left_does_not_win():
 
 def test_the_ply_cap_ends_the_game_and_defaults_to_600():
     assert tb.make_config({}).options["ply_cap"] == 600
-    w, n, r, _ = game.play_games({"ply_cap": 9}, 5, 0, 50)
+    w, n, r, _ = tb_game.play_games({"ply_cap": 9}, 5, 0, 50)
     assert (w == 0).all() and (n == 9).all() and (r == tb.R_PLY_CAP).all()
-    w, n, r, _ = game.play_games({}, 5, 0, 300)
+    w, n, r, _ = tb_game.play_games({}, 5, 0, 300)
     assert n.max() <= 600 and set(r.tolist()) == {0, 1, 2}
     assert ((w != 0) == (r == tb.R_FORTRESS)).all()
 

@@ -24,9 +24,9 @@ from trilab.solver import rng as rngmod
 from trilab.solver.rng import PyRng, py_digest_step
 from trilab.solver.trio_board import agents as ag
 from trilab.solver.trio_board import board as tbb
-from trilab.solver.trio_board import game
-from trilab.solver.trio_board import rules as tb
+from trilab.solver.trio_board import game as tb_game
 from trilab.solver.trio_board import reference as ref
+from trilab.solver.trio_board import rules as tb
 
 OPTIONS = tbb.FORTRESS_OPTIONS
 LOST = tb.LOST_GENERAL_OPTIONS
@@ -233,7 +233,7 @@ def test_random_games_through_the_agent_api_end_like_the_reference(fortress, los
                                                  ("general", "keep", 50)])
 def test_playouts_are_the_engines_random_games(fortress, lost, cap):
     game = ag.agent_game(fortress, cap, lost)
-    w, n, r, _ = game.play_games({"fortress": fortress, "lost_general": lost, "ply_cap": cap},
+    w, n, r, _ = tb_game.play_games({"fortress": fortress, "lost_general": lost, "ply_cap": cap},
                                4, 0, 30)
     for g in range(30):
         state = ag.initial_state(fortress, cap, lost)
@@ -346,7 +346,7 @@ def test_mcts_policy_parses():
     cfg = tb.make_config({"policies": ["mcts-greedy:9:4", "mcts-greedy:5", "mcts:2"]})
     assert list(cfg.icfg[tb.I_PLAYOUT:tb.I_PLAYOUT + 3]) == [4, 0, tb.PLAYOUT_RANDOM]
     assert tb.make_config({"policies": ["mcts:3"]}).seat_policies == ("mcts:3",) * 3
-    assert "mcts:N" in game.SPEC.policies and "mcts:N" not in tb.POLICIES
+    assert "mcts:N" in tb_game.SPEC.policies and "mcts:N" not in tb.POLICIES
     with pytest.raises(ValueError, match="choose plays random or greedy"):
         tb.choose("mcts:5", tbb.initial_pieces(), 0, "sides", 1, 0)
 
@@ -371,12 +371,12 @@ def test_mcts_games_do_not_depend_on_chunking():
     cfg = tb.make_config({"policies": ["mcts:12", "greedy", "mcts:5"], "ply_cap": 60,
                           "lost_general": "remove"})
     n = 7
-    base = simulate(game.SPEC, cfg, n, seed=21, chunk=n)
+    base = simulate(tb_game.SPEC, cfg, n, seed=21, chunk=n)
     for chunk in (1, 3):
-        other = simulate(game.SPEC, cfg, n, seed=21, chunk=chunk)
+        other = simulate(tb_game.SPEC, cfg, n, seed=21, chunk=chunk)
         for field in ("winners", "length", "reason", "digest"):
             np.testing.assert_array_equal(getattr(base, field), getattr(other, field))
-    plain = simulate(game.SPEC, tb.make_config({"policies": ["random", "greedy", "random"],
+    plain = simulate(tb_game.SPEC, tb.make_config({"policies": ["random", "greedy", "random"],
                                               "ply_cap": 60, "lost_general": "remove"}),
                      n, seed=21)
     assert not np.array_equal(base.digest, plain.digest)
@@ -394,7 +394,7 @@ def test_the_game_loop_plays_the_python_search_moves(fortress, lost, policy, pla
     sims = tb.parse_policy_spec(policy)[1]
     options = {"policies": [policy], "fortress": fortress, "lost_general": lost,
                "ply_cap": cap}
-    w, length, r, d = game.play_games(options, 8, 0, n)
+    w, length, r, d = tb_game.play_games(options, 8, 0, n)
     game = ag.agent_game(fortress, cap, lost)
     spec = mcts.AgentSpec(simulations=sims)
     for g in range(n):
@@ -412,7 +412,7 @@ def test_the_game_loop_plays_the_python_search_moves(fortress, lost, policy, pla
 def test_mcts_seat_enters_the_fortress_in_the_game_loop():
     cfg = tb.with_start(tb.make_config({"policies": ["mcts:30", "random", "random"]}),
                         _entry_position(), 0)
-    w, n, r, d = game.play_chunk(np.uint64(2), 0, 5, cfg.icfg, cfg.fcfg)
+    w, n, r, d = tb_game.play_chunk(np.uint64(2), 0, 5, cfg.icfg, cfg.fcfg)
     assert (w == 1).all() and (n == 1).all() and (r == tb.R_FORTRESS).all()
     assert (d == py_digest_step(0, 31 * NODES + F2)).all()
 
@@ -439,7 +439,7 @@ def test_simulate_command_with_an_mcts_seat(tmp_path):
 @pytest.mark.parametrize("fortress, lost", [("sides", "keep"), ("row3", "remove")])
 def test_greedy_playouts_are_the_engines_greedy_games(fortress, lost):
     game = ag.agent_game(fortress, 200, lost)
-    w, n, r, _ = game.play_games({"policies": ["greedy"], "fortress": fortress,
+    w, n, r, _ = tb_game.play_games({"policies": ["greedy"], "fortress": fortress,
                                 "lost_general": lost, "ply_cap": 200}, 5, 0, 20)
     for g in range(20):
         state = ag.initial_state(fortress, 200, lost)
@@ -473,7 +473,7 @@ def test_mcts_greedy_games_do_not_depend_on_chunking():
 
     cfg = tb.make_config({"policies": ["mcts-greedy:10:4", "greedy", "mcts-greedy:6"],
                           "ply_cap": 50})
-    base = simulate(game.SPEC, cfg, 5, seed=4, chunk=5)
-    other = simulate(game.SPEC, cfg, 5, seed=4, chunk=2)
+    base = simulate(tb_game.SPEC, cfg, 5, seed=4, chunk=5)
+    other = simulate(tb_game.SPEC, cfg, 5, seed=4, chunk=2)
     np.testing.assert_array_equal(base.digest, other.digest)
     np.testing.assert_array_equal(base.winners, other.winners)

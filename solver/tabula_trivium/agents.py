@@ -81,20 +81,17 @@ import numpy as np
 from trilab.solver import mcts, rng
 from trilab.solver.bitboard import bit
 from trilab.solver.bitboard import lowest_bit_index as lowest_bit
-from trilab.solver.jit import kernel
-from trilab.solver.mcts import (
+from trilab.solver.game_api import (
     APPLY_SIG,
-    C_NODES,
-    C_SIMULATIONS,
     CHANCE_SIG,
     LEGAL_SIG,
-    NO_CHILDREN,
     PLAYOUT_SIG,
     REWARDS_SIG,
     SEAT_SIG,
-    AgentGame,
     AgentKernels,
 )
+from trilab.solver.jit import kernel
+from trilab.solver.mcts import C_NODES, C_SIMULATIONS, NO_CHILDREN, AgentGame
 from trilab.solver.tabula_trivium.board import (
     MAX_PAWN_MOVES,
     MAX_RAY,

@@ -91,9 +91,9 @@ import numba as nb
 import numpy as np
 from trilab.solver import rng
 from trilab.solver.bitboard import bit
+from trilab.solver.game_api import GameConfig, GameSpec
 from trilab.solver.jit import kernel
 from trilab.solver.mcts import DEFAULT_EXPLORATION, AgentSpec
-from trilab.solver.montecarlo import GameConfig, GameSpec
 from trilab.solver.tabula_trivium import agents
 from trilab.solver.tabula_trivium.agents import (
     PLAYOUT_GREEDY,

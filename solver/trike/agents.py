@@ -53,7 +53,9 @@ import numpy as np
 from numba import types
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from trilab.solver import rng
+from trilab.solver.game_api import AgentKernels
 from trilab.solver.jit import kernel
+from trilab.solver.mcts import AgentGame
 from trilab.solver.trike.engine import TrikePosition, point_coords
 
 MIN_SIZE = 2
@@ -415,7 +417,6 @@ def black_points(state: np.ndarray) -> tuple[int, int]:
 @functools.cache
 def agent_game(size: int):
     """Trike of side ``size`` for the agents (:class:`trilab.solver.mcts.AgentGame`)."""
-    from trilab.solver.mcts import AgentGame, AgentKernels
 
     t = tables(size)
     kernels = AgentKernels(mcts_legal, mcts_apply, mcts_seat, mcts_rewards, mcts_playout,

@@ -40,6 +40,9 @@ import numba as nb
 import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros
 from trilab.solver.bitboard import bit, lowest_bit_index, popcount  # noqa: F401  (re-exported)
+from trilab.solver.game_api import SolvableSpec
+from trilab.solver.rng import PyRng
+from trilab.solver.trike import reference as trike_reference
 
 MIN_SIZE = 2
 MAX_SIZE = 10
@@ -344,7 +347,6 @@ def seeded_game(size: int, seed: int, game: int) -> tuple[list[Point], int]:
     margin for ``b`` (the first player).  The reference plays the same game
     with :func:`trilab.solver.trike.reference.seeded_game`.
     """
-    from trilab.solver.rng import PyRng
 
     check_size(size)
     stream = PyRng(seed, game)
@@ -424,13 +426,7 @@ def format_position(pos: TrikePosition) -> str:
     return "/".join(rows)
 
 
-def _solvable_spec():
-    from trilab.solver.registry import SolvableSpec
-    from trilab.solver.trike import reference as trike_reference
-
-    return SolvableSpec(name="trike", min_size=MIN_SIZE, max_size=MAX_SIZE,
+SOLVABLE = SolvableSpec(name="trike", min_size=MIN_SIZE, max_size=MAX_SIZE,
                         check_size=check_size, seeded_game=seeded_game,
                         reference_seeded_game=trike_reference.seeded_game)
-
-
-SOLVABLE = _solvable_spec()
+"""The game API record of the exact solvers (:mod:`trilab.solver.game_api`)."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import itertools
 
+from trilab.solver.rng import PyRng
+
 Cell = tuple[int, int]
 DIRS: tuple[Cell, ...] = ((0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, -1))
 
@@ -121,7 +123,6 @@ def seeded_game(size: int, seed: int, game: int) -> tuple[list[int], int]:
     opening on cell number ``below(cells)`` in row-major order, then each move
     ``below(len(moves))`` from the legal cells sorted by point index.  Returns
     the point indices played and the final margin for ``b``."""
-    from trilab.solver.rng import PyRng
 
     stream = PyRng(seed, game)
     cells = [(r, c) for r in range(size) for c in range(r + 1)]

@@ -78,20 +78,17 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 from trilab.solver import mcts
-from trilab.solver.jit import kernel
-from trilab.solver.mcts import (
+from trilab.solver.game_api import (
     APPLY_SIG,
-    C_NODES,
-    C_SIMULATIONS,
     CHANCE_SIG,
     LEGAL_SIG,
-    NO_CHILDREN,
     PLAYOUT_SIG,
     REWARDS_SIG,
     SEAT_SIG,
-    AgentGame,
     AgentKernels,
 )
+from trilab.solver.jit import kernel
+from trilab.solver.mcts import C_NODES, C_SIMULATIONS, NO_CHILDREN, AgentGame
 from trilab.solver.trio_board import rules as tb
 from trilab.solver.trio_board.board import MAX_NEIGHBOURS, N_CELLS
 from trilab.solver.trio_board.rules import (  # noqa: F401 (S_BOARD re-exported)

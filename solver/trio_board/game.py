@@ -12,9 +12,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 from trilab.solver import rng
+from trilab.solver.game_api import GameSpec
 from trilab.solver.jit import kernel
 from trilab.solver.mcts import DEFAULT_EXPLORATION
-from trilab.solver.montecarlo import GameSpec
 from trilab.solver.trio_board import agents
 from trilab.solver.trio_board.reference import reference_game
 from trilab.solver.trio_board.rules import (

@@ -5,8 +5,8 @@ policies, configurations (:func:`make_config`) and a Python API on positions.
 Whole games (:func:`trilab.solver.trio_board.game.play_chunk`) and the
 registry's :data:`~trilab.solver.trio_board.game.SPEC` are
 :mod:`trilab.solver.trio_board.game`, which joins these rules with the agents
-of :mod:`trilab.solver.trio_board.agents`.  The geometry (networkx board, Fortress topologies, setup,
-tables) is :mod:`trilab.solver.trio_board.board`; the slow twin of these rules is
+of :mod:`trilab.solver.trio_board.agents`.  The geometry (networkx board, Fortress
+topologies, setup, tables) is :mod:`trilab.solver.trio_board.board`; the slow twin of these rules is
 :mod:`trilab.solver.trio_board.reference`.
 
 Rules implemented (``shared/RULES.md`` section 3; **[choice]** marks a
@@ -111,8 +111,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 from trilab.solver import rng
+from trilab.solver.game_api import GameConfig
 from trilab.solver.jit import kernel
-from trilab.solver.montecarlo import GameConfig
 from trilab.solver.trio_board.board import (  # noqa: F401 (re-exported)
     DEFAULT_FORTRESS,
     EMPTY,

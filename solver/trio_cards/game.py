@@ -100,8 +100,8 @@ from typing import NamedTuple
 
 import numba as nb
 import numpy as np
+from trilab.solver.game_api import GameConfig, GameSpec
 from trilab.solver.jit import kernel
-from trilab.solver.montecarlo import GameConfig, GameSpec
 from trilab.solver.rng import below, digest_step, game_stream, uniform
 from trilab.solver.trio_cards.reference import reference_game
 
