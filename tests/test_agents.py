@@ -8,7 +8,7 @@ import numba as nb
 import numpy as np
 import pytest
 from numba import types
-from trilab.solver import mcts
+from trilab.solver import game_api, mcts
 from trilab.solver.rng import PyRng, game_stream
 from trilab.solver.trike import agents as trike_arrays
 from trilab.solver.trike import engine as trike
@@ -276,7 +276,7 @@ def test_agent_specs_parse():
 _I64 = types.int64[::1]
 
 
-@nb.cfunc(mcts.LEGAL_SIG, cache=True)
+@nb.cfunc(game_api.LEGAL_SIG, cache=True)
 def _nim_legal(t, state, out):
     n = 0
     for take in (1, 2):
@@ -286,19 +286,19 @@ def _nim_legal(t, state, out):
     return n
 
 
-@nb.cfunc(mcts.APPLY_SIG, cache=True)
+@nb.cfunc(game_api.APPLY_SIG, cache=True)
 def _nim_apply(t, state, action):
     state[0] -= action
     state[1] = (state[1] + 1) % 3
     return 0
 
 
-@nb.cfunc(mcts.SEAT_SIG, cache=True)
+@nb.cfunc(game_api.SEAT_SIG, cache=True)
 def _nim_seat(t, state):
     return state[1]
 
 
-@nb.cfunc(mcts.REWARDS_SIG, cache=True)
+@nb.cfunc(game_api.REWARDS_SIG, cache=True)
 def _nim_rewards(t, state, out):
     for s in range(3):
         out[s] = 0.0
@@ -306,7 +306,7 @@ def _nim_rewards(t, state, out):
     return 0
 
 
-@nb.cfunc(mcts.PLAYOUT_SIG, cache=True)
+@nb.cfunc(game_api.PLAYOUT_SIG, cache=True)
 def _nim_playout(t, state, stream, scratch, out):
     plies = 0
     while state[0] > 0:
@@ -321,14 +321,14 @@ def _nim_playout(t, state, stream, scratch, out):
     return plies
 
 
-@nb.cfunc(mcts.CHANCE_SIG, cache=True)
+@nb.cfunc(game_api.CHANCE_SIG, cache=True)
 def _nim_chance(t, state, stream):
     return -1
 
 
 NIM = mcts.AgentGame(
     name="nim3", n_seats=3,
-    kernels=mcts.AgentKernels(_nim_legal, _nim_apply, _nim_seat, _nim_rewards, _nim_playout,
+    kernels=game_api.AgentKernels(_nim_legal, _nim_apply, _nim_seat, _nim_rewards, _nim_playout,
                               _nim_chance),
     tables=np.zeros(1, dtype=np.int64), max_actions=2, playout_scratch=1)
 

@@ -406,7 +406,7 @@ def mcts_chance(t, state, stream):
 
 KERNELS = AgentKernels(mcts_legal, mcts_apply, mcts_seat, mcts_rewards, mcts_playout,
                        mcts_chance)
-"""The agent kernels, in :class:`trilab.solver.mcts.AgentKernels` order."""
+"""The agent kernels, in :class:`trilab.solver.game_api.AgentKernels` order."""
 
 
 # ------------------------------------------------------------------ Python API
