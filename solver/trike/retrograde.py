@@ -25,6 +25,8 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -126,6 +128,10 @@ def _solve_tier(keys, next_keys, next_margin, next_rem, npts, rays, score_mask, 
     return margin, rem
 
 
+class DatabaseError(ValueError):
+    """A database file this trilab cannot use (one line naming the file)."""
+
+
 @dataclass
 class RetrogradeDatabase:
     """A strong solution of one board size: per tier, keys, margins, remoteness."""
@@ -184,18 +190,62 @@ class RetrogradeDatabase:
             raise
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> RetrogradeDatabase:
-        with np.load(path) as z:
-            if str(z["format"]) != DB_FORMAT:
-                raise ValueError(f"{path}: not a trilab Trike database")
-            if int(z["version"]) != DB_VERSION:
-                raise ValueError(f"{path}: database version {int(z['version'])}, "
-                                 f"this trilab reads version {DB_VERSION}")
-            size = int(z["size"])
-            tiers = trike.n_points(size)
-            keys = [z[f"keys_{k}"] for k in range(1, tiers + 1) if f"keys_{k}" in z]
-            margin = [z[f"margin_{k}"] for k in range(1, len(keys) + 1)]
-            rem = [z[f"remoteness_{k}"] for k in range(1, len(keys) + 1)]
+    def load(cls, path: str | os.PathLike, size: int | None = None) -> RetrogradeDatabase:
+        """Read a database written by :meth:`save`; with ``size``, it must be of that size.
+
+        Anything else (a text file, a truncated or foreign ``.npz``, arrays of
+        the wrong shape or type, unsorted keys, values no Trike position can
+        have) raises :class:`DatabaseError` naming the file, never a numpy or
+        zip error."""
+        try:
+            if not zipfile.is_zipfile(path):
+                raise DatabaseError(f"{path}: not a trilab Trike database (not an .npz file)")
+            with np.load(path, allow_pickle=False) as z:
+                db = cls._from_arrays(path, {k: z[k] for k in z.files})
+        except DatabaseError:
+            raise
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+            why = str(e).splitlines()[0] if str(e) else ""
+            raise DatabaseError(f"{path}: not a readable trilab Trike database "
+                                f"({type(e).__name__}{': ' + why if why else ''})") from None
+        if size is not None and db.size != size:
+            raise DatabaseError(f"{path} is a database of size {db.size}, not size {size}")
+        return db
+
+    @classmethod
+    def _from_arrays(cls, path, z: dict[str, np.ndarray]) -> RetrogradeDatabase:
+        def bad(why: str) -> DatabaseError:
+            return DatabaseError(f"{path}: damaged trilab Trike database ({why})")
+
+        if "format" not in z or str(z["format"]) != DB_FORMAT:
+            raise DatabaseError(f"{path}: not a trilab Trike database")
+        version = int(z["version"]) if "version" in z else -1
+        if version != DB_VERSION:
+            raise DatabaseError(f"{path}: database version {version}, "
+                                f"this trilab reads version {DB_VERSION}")
+        size = int(z["size"]) if "size" in z else -1
+        if not trike.MIN_SIZE <= size <= MAX_RETROGRADE_SIZE:
+            raise bad(f"size {size}")
+        points = trike.n_points(size)
+        keys, margin, rem = [], [], []
+        for k in range(1, points + 1):
+            names = (f"keys_{k}", f"margin_{k}", f"remoteness_{k}")
+            if names[0] not in z:
+                break
+            if not all(n in z for n in names):
+                raise bad(f"tier {k} incomplete")
+            kk, mm, rr = (z[n] for n in names)
+            if kk.ndim != 1 or not len(kk) == len(mm) == len(rr):
+                raise bad(f"tier {k} arrays of unequal length")
+            if kk.dtype != np.uint64 or (len(kk) > 1 and not np.all(kk[1:] > kk[:-1])):
+                raise bad(f"tier {k} keys are not sorted uint64")
+            if len(mm) and (np.abs(mm).max() > points or rr.min() < 0 or rr.max() > points):
+                raise bad(f"tier {k} values out of range")
+            keys.append(kk)
+            margin.append(mm)
+            rem.append(rr)
+        if not keys:
+            raise bad("no tiers")
         return cls(size, keys, margin, rem)
 
 
