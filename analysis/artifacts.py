@@ -1,7 +1,18 @@
 """Writing result files safely, and the metadata recorded next to every table.
 
-Every file is written to a temporary file in the destination folder and then
-renamed over the target, so an interrupted run never leaves a partial file.
+The output layer of every command:
+
+* :func:`check_output_path` runs *before any work*: it follows a symlink to
+  its target, refuses an existing path that is not a regular file (a device,
+  a FIFO, a folder) and a place that cannot be written (a parent that is a
+  file, a read-only folder), each with :class:`OutputError`, one line.
+* Every file is written to a temporary file in the destination folder and then
+  renamed over the target (:func:`atomic_write`), so an interrupted run never
+  leaves a partial file.
+* The files of one result (a table, its metadata, its figure) are written
+  together by :class:`OutputSet`: all are staged as temporary files, and only
+  when every one was written are they renamed into place; a failure (a full
+  disk) removes the staged files and leaves the old set as it was.
 """
 
 from __future__ import annotations
@@ -26,6 +37,38 @@ PACKAGES = (
 )
 
 
+class OutputError(Exception):
+    """An output path that cannot be written: one line for the user."""
+
+
+def _resolve(path: str | os.PathLike) -> Path:
+    """``path`` with symlinks followed (a dangling link names its target)."""
+    return Path(os.path.realpath(os.fspath(path)))
+
+
+def check_output_path(path: str | os.PathLike, folder: bool = False) -> Path:
+    """The real path ``path`` names, after checking a result can be written there.
+
+    Refuses (:class:`OutputError`) an existing path that is not a regular file
+    (or, with ``folder``, not a folder), and a place where the file or folder
+    cannot be created.  Nothing is created."""
+    given = Path(path)
+    real = _resolve(given)
+    if real.exists():
+        if folder and not real.is_dir():
+            raise OutputError(f"cannot write into {given}: it is not a folder")
+        if not folder and not real.is_file():
+            raise OutputError(f"cannot write {given}: it exists and is not a regular file")
+    ancestor = real if folder and real.exists() else real.parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise OutputError(f"cannot write {given}: {ancestor} is not a folder")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise OutputError(f"cannot write {given}: {ancestor} is not writable")
+    return real
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -48,6 +91,83 @@ def atomic_write(path: str | os.PathLike, write: Callable[[str], None]) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+class OutputSet:
+    """The files of one result, written all or none.
+
+    ``stage(path, write)`` writes ``write(tmp)`` to a temporary file beside
+    ``path`` at once (so a failure surfaces before anything is replaced);
+    :meth:`commit` renames every staged file onto its target; leaving the
+    ``with`` block by an exception removes the staged files instead.  The
+    targets are checked by :func:`check_output_path` first.
+    """
+
+    def __init__(self) -> None:
+        self._staged: list[tuple[str, Path]] = []
+
+    def __enter__(self) -> OutputSet:
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        if kind is None:
+            self.commit()
+        else:
+            self.discard()
+
+    def stage(self, path: str | os.PathLike, write: Callable[[str], None]) -> Path:
+        real = check_output_path(path)
+        try:
+            real.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
+        except OSError as e:
+            raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
+        os.close(fd)
+        self._staged.append((tmp, real))
+        try:
+            write(tmp)
+            os.chmod(tmp, 0o666 & ~_umask())
+        except OSError as e:
+            raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
+        return Path(path)
+
+    def text(self, path: str | os.PathLike, text: str) -> Path:
+        def _w(tmp: str) -> None:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(text)
+
+        return self.stage(path, _w)
+
+    def json(self, path: str | os.PathLike, obj: object) -> Path:
+        return self.text(path, json.dumps(obj, indent=2, sort_keys=False, default=str) + "\n")
+
+    def csv(self, path: str | os.PathLike, df: pd.DataFrame) -> Path:
+        return self.stage(path, lambda tmp: df.to_csv(tmp, index=False))
+
+    def figure(self, path: str | os.PathLike, fig) -> Path:
+        """A matplotlib figure (closed afterwards, as :func:`save_figure` does)."""
+        import matplotlib.pyplot as plt
+
+        fmt = Path(path).suffix.lstrip(".") or "png"
+        try:
+            return self.stage(
+                path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=120, bbox_inches="tight"))
+        finally:
+            plt.close(fig)
+
+    def commit(self) -> None:
+        try:
+            for tmp, real in self._staged:
+                os.replace(tmp, real)
+        except OSError as e:
+            self.discard()
+            raise OutputError(f"cannot write {real}: {e.strerror or e}") from None
+        self._staged = []
+
+    def discard(self) -> None:
+        for tmp, _ in self._staged:
+            Path(tmp).unlink(missing_ok=True)
+        self._staged = []
 
 
 def write_text(path: str | os.PathLike, text: str) -> Path:
