@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import gc
 import json
+import math
+import re
 import shlex
 import signal
 import sys
@@ -61,6 +63,33 @@ class TrilabGroup(click.Group):
             click.echo("trilab: interrupted", err=True)
             sys.exit(130)
         sys.exit(rv if isinstance(rv, int) else 0)
+
+
+MAX_SEED = 2**64 - 1
+SEED = click.IntRange(0, MAX_SEED)
+"""Every random stream is keyed by a uint64 seed: 0 .. 2**64 - 1."""
+MAX_GAMES = 100_000_000
+"""The most games one ``simulate`` run keeps (32 bytes a game in memory)."""
+
+
+class Seconds(click.ParamType):
+    """A positive, finite number of seconds (``nan`` and ``inf`` are refused)."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float):
+            return value
+        try:
+            seconds = float(value)
+        except ValueError:
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or seconds <= 0:
+            self.fail(f"{value!r} is not a positive, finite number of seconds", param, ctx)
+        return seconds
+
+
+SECONDS = Seconds()
 
 
 def _game(kind: str):
@@ -151,7 +180,7 @@ def cli() -> None:
 @click.option("--split", type=click.Choice(["class", "replies"]), default=None,
               help="Task size: one opening class, or one reply of the mover (saved as soon as "
                    "proven) [default: replies from size 8].")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--time-limit", type=SECONDS, default=None,
               metavar="SECONDS", help="Stop after this long, keeping what is proven.")
 @click.option("--restart", is_flag=True,
               help="Ignore an existing checkpoint (it is kept as *.discarded) and start over.")
@@ -197,7 +226,7 @@ def solve(game: str, size: int, method: str, tt_mb: float | None, win_loss_only:
               help="Refuted replies re-proven per opening class the placer wins.")
 @click.option("--tt-mb", type=click.FloatRange(min=1, max=1 << 20), default=None,
               help="Transposition table size in MiB [default: measured per size].")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--time-limit", type=SECONDS, default=None,
               metavar="SECONDS", help="Stop after this long, keeping what is re-proven.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Local worker processes (one proof each at a time).")
@@ -234,7 +263,7 @@ def confirm(game: str, size: int, sample: int, tt_mb: float | None, time_limit: 
 @click.option("--size", type=int, required=True, callback=_trike_size, help="Board side.")
 @click.option("--tt-mb", type=click.FloatRange(min=1, max=1 << 20), default=None,
               help="Transposition table size in MiB [default: measured per size].")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--time-limit", type=SECONDS, default=None,
               metavar="SECONDS", help="Stop after this long, keeping every answer.")
 @click.option("--remoteness", is_flag=True,
               help="Also the remoteness (plies to the end), after every margin.")
@@ -281,7 +310,7 @@ def margins(game: str, size: int, tt_mb: float | None, time_limit: float | None,
                    "(as for analyze) [default: the empty board: choose the opening].")
 @click.option("--agent", "agent_text", required=True, metavar="mcts:N|mcts:Ns",
               help="N simulations per move, or N seconds per move.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="The search's random stream (same seed and N: same move).")
 @click.option("--no-pie", is_flag=True,
               help="Play without the pie rule (no swap after the opening).")
@@ -306,7 +335,7 @@ def move(game: str, size: int | None, position_text: str | None, agent_text: str
               help="The computer: the MCTS agent, or the exact solver (sizes up to 7).")
 @click.option("--as", "as_seat", type=click.Choice(["placer", "mover"]), default="placer",
               show_default=True, help="Your seat: the first checker, or the reply (and swap).")
-@click.option("--seed", type=int, default=0, show_default=True, help="The computer's seed.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="The computer's seed.")
 @click.option("--no-pie", is_flag=True, help="Play without the pie rule.")
 def play(game: str, size: int, opponent: str, as_seat: str, seed: int, no_pie: bool) -> None:
     """Play a game in the terminal against an agent or the exact solver."""
@@ -316,15 +345,27 @@ def play(game: str, size: int, opponent: str, as_seat: str, seed: int, no_pie: b
         match = trike_play.new_match(size, opponent, as_seat, seed, pie=not no_pie)
     except trike_play.PlayInputError as e:
         raise _usage_error(e) from None
-    trike_play.play(match, read=lambda prompt: click.prompt(prompt, prompt_suffix="> "),
-                    write=click.echo)
+    try:
+        trike_play.play(match, read=_read_line, write=click.echo)
+    except EOFError:
+        click.echo("\nend of input: game left unfinished")
+
+
+def _read_line(prompt: str) -> str:
+    """One line typed at ``prompt``; ``EOFError`` at the end of input (Ctrl-D),
+    which ``play`` takes as quitting, unlike Ctrl-C (interrupted, exit 130)."""
+    click.echo(f"{prompt}> ", nl=False)
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\r\n")
 
 
 def _study_options(folder: str):
     """The options every resumable agent study shares: --seed, --jobs, --dask,
     --out-dir (default ``folder``) and --json."""
     options = [
-        click.option("--seed", type=int, default=0, show_default=True, help="Study seed."),
+        click.option("--seed", type=SEED, default=0, show_default=True, help="Study seed."),
         click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
                      help="Local worker processes (one task each at a time)."),
         click.option("--dask", "dask_address", default=None, metavar="ADDRESS|local[:WORKERS]",
@@ -342,29 +383,39 @@ def _study_options(folder: str):
     return wrap
 
 
-def _int_list(ctx, param, value: str) -> list[int]:
-    """``7,9,11`` or ranges ``2-8`` (and mixtures) as a list of integers."""
-    out: list[int] = []
-    try:
+def _int_list(lowest: int, highest: int):
+    """A callback parsing ``7,9,11``, ranges ``2-8`` or a mixture, each number
+    in ``lowest .. highest``, into a list in the order given, without repeats (checked
+    before any list is built, so ``2-1000000000`` costs nothing)."""
+    pattern = re.compile(r"(\d+)(?:-(\d+))?")
+
+    def parse(ctx, param, value: str) -> list[int]:
+        out: list[int] = []
         for part in value.split(","):
-            part = part.strip()
-            if not part:
-                continue
-            lo, sep, hi = part.partition("-")
-            out += list(range(int(lo), int(hi) + 1)) if sep else [int(part)]
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a list of integers like 7,9 or 2-8") from None
-    return out
+            m = pattern.fullmatch(part.strip())
+            if m is None:
+                raise click.BadParameter(
+                    f"{value!r} is not a list of integers like 7,9 or 2-8")
+            lo = int(m.group(1))
+            hi = int(m.group(2)) if m.group(2) is not None else lo
+            if lo > hi:
+                raise click.BadParameter(f"{part.strip()!r}: the range is empty")
+            if lo < lowest or hi > highest:
+                raise click.BadParameter(f"{part.strip()!r} is not in {lowest}..{highest}")
+            out += [n for n in range(lo, hi + 1) if n not in out]
+        return out
+
+    return parse
 
 
 @cli.command()
 @click.argument("game", callback=_trike_agents)
-@click.option("--sizes", required=True, callback=_int_list,
-              help="Board sides: 2-8, 7,9,13 or a mixture.")
+@click.option("--sizes", required=True, callback=_int_list(2, 19),
+              help="Board sides, 2..19: 2-8, 7,9,13 or a mixture.")
 @click.option("--exact", is_flag=True, help="From the exact opening tables (results/trike).")
 @click.option("--agent", "agent_text", default=None, metavar="mcts:N",
               help="From games of this agent against itself, per opening class.")
-@click.option("--games", type=int, default=20, show_default=True,
+@click.option("--games", type=click.IntRange(1, 1_000_000), default=20, show_default=True,
               help="--agent: games per opening class.")
 @_study_options("results/balance")
 def balance(game: str, sizes: list[int], exact: bool, agent_text: str | None, games: int,
@@ -388,16 +439,16 @@ def balance(game: str, sizes: list[int], exact: bool, agent_text: str | None, ga
 
 @cli.command()
 @click.argument("game", callback=_game("solvable"))
-@click.option("--sizes", default="7", show_default=True, callback=_int_list,
+@click.option("--sizes", default="7", show_default=True, callback=_int_list(2, 10),
               help="Board sides, comma-separated (one for the winning-move study).")
 @click.option("--agents", "agents_text", required=True, metavar="A[,B...]",
               help="Agents to measure: mcts:N (simulations per move) or mcts:Ns (seconds).")
-@click.option("--positions", type=int, default=1000, show_default=True,
+@click.option("--positions", type=click.IntRange(1, 1_000_000), default=1000, show_default=True,
               help="Random won positions (a third each early, middle and late).")
 @click.option("--openings", is_flag=True,
               help="Instead: the agent against itself from every opening class (no swap), "
                    "compared with the exact winner.")
-@click.option("--games", type=int, default=10, show_default=True,
+@click.option("--games", type=click.IntRange(1, 1_000_000), default=10, show_default=True,
               help="--openings: games per opening class.")
 @_study_options("results/agents")
 def strength(game: str, sizes: list[int], agents_text: str, positions: int, openings: bool,
@@ -467,8 +518,9 @@ def analyze(game: str, size: int, position_text: str, tt_mb: float, db_path: str
               help="trio-board: the cells that touch a Fortress [default: sides].")
 @click.option("--policy", "policy_text", default="random", show_default=True,
               help="A policy for every seat, or one per seat separated by commas.")
-@click.option("--games", type=click.IntRange(min=1), required=True, help="Games to play.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), required=True,
+              help="Games to play.")
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="Study seed: game g uses the stream (seed, g).")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Local worker processes.")
