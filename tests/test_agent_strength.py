@@ -89,12 +89,12 @@ def test_openings_study_agrees_on_a_small_board(tmp_path):
     (["--sizes", "11"], "not in 2..10"),
     (["--sizes", "7,x"], "list of integers"),
     (["--sizes", "5,6"], "one size at a time"),
-    (["--positions", "0"], "at least 1"),
+    (["--positions", "0"], "0 is not in the range 1<=x"),
     (["--agents", "greedy"], "unknown agent"),
     (["--agents", "mcts:0"], "at least 1 simulation"),
     (["--openings", "--agents", "mcts:5,mcts:6"], "give one agent"),
     (["--openings", "--sizes", "9"], "no complete exact table"),
-    (["--openings", "--games", "0"], "at least 1"),
+    (["--openings", "--games", "0"], "0 is not in the range 1<=x"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, args, needle):
     base = ["strength", "trike", "--agents", "mcts:5", "--out-dir", str(tmp_path / "o")]

@@ -85,7 +85,7 @@ def test_agent_balance_is_reproducible_and_resumes(tmp_path):
     (["--sizes", "20", "--agent", "mcts:5"], "not in 2..19"),
     (["--sizes", "7", "--agent", "mcts:1s"], "fixed simulation count"),
     (["--sizes", "7", "--agent", "mcts:0"], "at least 1"),
-    (["--sizes", "7", "--agent", "mcts:5", "--games", "0"], "at least 1"),
+    (["--sizes", "7", "--agent", "mcts:5", "--games", "0"], "0 is not in the range 1<=x"),
     (["--sizes", "seven", "--exact"], "list of integers"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, args, needle):

@@ -40,6 +40,16 @@ from trilab.solver.trike import engine as trike
 
 STAGES: tuple[tuple[str, int, int], ...] = (("early", 2, 4), ("middle", 5, 8), ("late", 9, 28))
 """Stage name and the range of checkers on the board (inclusive)."""
+MAX_FAILED_ATTEMPTS = 10_000
+"""Attempts in a row that find no won position before the study gives up."""
+
+
+def stages_for(size: int) -> tuple[tuple[str, int, int], ...]:
+    """The stages a board of ``size`` can reach with a move still to play (at
+    most ``points - 1`` checkers): all three from size 5 on, fewer on the
+    smallest boards, whose games end before the late (or middle) stage."""
+    last = trike.n_points(size) - 1
+    return tuple(s for s in STAGES if s[1] <= last)
 POSITIONS_FORMAT = "trilab-trike-strength-positions"
 CHUNK = 25  # positions per task
 
@@ -90,15 +100,24 @@ def label_positions(size: int, count: int, seed: int, path: Path, tt_mb: float =
                                  p["legal"], tuple(p["winning"])) for p in data["positions"]]
         next_attempt = int(data["next_attempt"])
     solver = AlphaBetaSolver(size, tt_mb=tt_mb)
+    stages = stages_for(size)
+    if not stages:
+        raise ValueError(f"size {size}: no position with a move to choose")
     t0 = time.perf_counter()
+    failed = 0
     while len(done) < count:
         i = len(done)
-        stage = STAGES[i % len(STAGES)]
+        stage = stages[i % len(stages)]
         pos = _random_position(size, seed, next_attempt, stage)
         attempt = next_attempt
         next_attempt += 1
         if pos is None or not solver.is_win(pos):
+            failed += 1
+            if failed >= MAX_FAILED_ATTEMPTS:
+                raise ValueError(f"size {size}: no won {stage[0]} position in "
+                                 f"{MAX_FAILED_ATTEMPTS} random games")
             continue
+        failed = 0
         moves = pos.legal_moves()
         winning = tuple(sorted(d for d in moves if not solver.is_win(pos.play(d))))
         done.append(LabelledPosition(i, attempt, stage[0], pos.to_notation(), len(moves),
