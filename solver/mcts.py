@@ -353,20 +353,18 @@ def parse_agent(text: str) -> AgentSpec:
         raise ValueError(f"unknown agent {text!r}; agents: {AGENT_FORMS}")
     if not arg:
         raise ValueError(f"agent {text!r} needs a budget: {AGENT_FORMS}")
+    timed = arg.endswith("s")
     try:
-        if arg.endswith("s"):
-            seconds = float(arg[:-1])
-            if not math.isfinite(seconds) or seconds < MIN_SECONDS:
-                raise ValueError(f"agent {text!r}: at least {MIN_SECONDS:g} s per move")
-            return AgentSpec(seconds=seconds)
-        sims = int(arg)
-    except ValueError as exc:
-        if "per move" in str(exc):
-            raise
+        number = float(arg[:-1]) if timed else int(arg)
+    except ValueError:
         raise ValueError(f"agent {text!r}: bad budget {arg!r}; {AGENT_FORMS}") from None
-    if sims <= 0:
+    if timed:
+        if not math.isfinite(number) or number < MIN_SECONDS:
+            raise ValueError(f"agent {text!r}: at least {MIN_SECONDS:g} s per move")
+        return AgentSpec(seconds=number)
+    if number <= 0:
         raise ValueError(f"agent {text!r}: N must be at least 1 simulation")
-    return AgentSpec(simulations=sims)
+    return AgentSpec(simulations=number)
 
 
 TIME_BATCH = 256
