@@ -198,7 +198,3 @@ SPEC = GameSpec(
     reference_game=reference_game,
     draw_reasons=DRAW_REASONS,
 )
-
-# The agent kernels compile against the rule kernels above, so their module is
-# imported last (it imports this one); the game loop reads ``agents.mcts_turn`` and
-# ``agents.KERNELS`` when it is first called.
