@@ -22,7 +22,14 @@ of Winands, Bjornsson and Saito 2008, generalised to n seats as max^n):
    for that seat).  So forced endings are played exactly.
 
 The move chosen is a proven-best child if the root is proven, else the most
-visited child that is not a proven loss.
+visited child that is not a proven loss (:func:`root_child`, the one rule of the
+Python :func:`search` and of the compiled :func:`search_turn`).
+
+Two ways in: :func:`search` (or :meth:`AgentGame.search`) from Python, one
+search with its own buffers; and, inside a compiled game loop (a game's
+``mcts:N`` seats), :func:`search_turn` on the buffers of :func:`new_work`
+(:class:`MctsWork`), allocated once and reused by every move, the loop writing
+the root state before each.  Both run :func:`run_simulations`.
 
 Game contract: a game provides the six *agent kernels* of
 :class:`trilab.solver.game_api.AgentKernels` (``numba.cfunc`` objects, so this
@@ -134,11 +141,18 @@ def _prove(tree_first, tree_count, tree_proven, tree_exact, node, seat) -> bool:
 
 
 @kernel
-def _search(legal, apply, seat, rewards, playout, chance, tables, root, stream,
-            first_child, n_children, action, mover, visits, value, proven, exact, counters,
-            state, actions, pscratch, rew, path, n_sims, c_explore) -> int:
-    """``n_sims`` more simulations on the tree; returns how many ran (fewer
-    when the root is proven)."""
+def run_simulations(legal, apply, seat, rewards, playout, chance, tables, root, stream,
+                    first_child, n_children, action, mover, visits, value, proven, exact,
+                    counters, state, actions, pscratch, rew, path, n_sims, c_explore) -> int:
+    """``n_sims`` more simulations (module docstring) from the state ``root`` on the
+    tree ``first_child .. counters`` (the fields of :class:`Tree`; its capacity is
+    ``first_child.shape[0]``), with the scratch ``state .. path`` (the fields of
+    :class:`Scratch`: ``path`` bounds the depth; a deeper walk is evaluated by a
+    playout where it stops); returns how many ran (fewer when the root is proven).
+
+    ``legal .. chance``: a game's six agent kernels (cfuncs, passed one by one: a
+    cached compiled function cannot hold their addresses); ``tables``: its flat table;
+    ``stream``: an ``rng`` state, which advances; ``c_explore``: the UCT constant."""
     n_seats = value.shape[1]
     capacity = first_child.shape[0]
     done = 0
@@ -230,6 +244,155 @@ def _search(legal, apply, seat, rewards, playout, chance, tables, root, stream,
         done += 1
     counters[C_SIMULATIONS] += done
     return done
+
+
+@kernel
+def root_child(first_child, n_children, mover, visits, value, proven, exact) -> int:
+    """The root child whose action is played (the node index; -1 if the root has no
+    children), on a tree given by its fields (:class:`Tree`): if the root is proven,
+    a proven child with the root's exact value for the seat to move (the most
+    visited, the first in child order on a tie); else, among the children that are
+    not a proven loss (exact value <= 0) for the seat to move (among all of them if
+    every child is one), the one with most visits, then the best mean (exact if
+    proven, 0 if unvisited), then the first in child order.  The one rule of both
+    :func:`search` and :func:`search_turn`."""
+    first = first_child[0]
+    if first == NO_CHILDREN:
+        return -1
+    who = mover[0]
+    end = first + n_children[0]
+    best = -1
+    if proven[0]:
+        target = exact[0, who]
+        for c in range(first, end):
+            if proven[c] and exact[c, who] == target and (best < 0 or visits[c] > visits[best]):
+                best = c
+        return best
+    hopeful = 0
+    for c in range(first, end):
+        if not (proven[c] and exact[c, who] <= 0.0):
+            hopeful += 1
+    best_visits = -1.0
+    best_value = 0.0
+    for c in range(first, end):
+        if proven[c]:
+            if hopeful > 0 and exact[c, who] <= 0.0:
+                continue
+            val = exact[c, who]
+        else:
+            val = value[c, who] / visits[c] if visits[c] > 0.0 else 0.0
+        if best < 0 or visits[c] > best_visits or (visits[c] == best_visits and val > best_value):
+            best = c
+            best_visits = visits[c]
+            best_value = val
+    return best
+
+
+# ------------------------------------------------------------------ MCTS inside a game loop
+
+MAX_PATH = 4096
+"""Deepest tree path of :func:`search` (and the default of :func:`new_work`)."""
+LOOP_MAX_TREE = 1 << 20
+"""Most tree nodes of an ``mcts:N`` search inside a game loop (:func:`loop_tree_nodes`)."""
+NODES_PER_SIMULATION = 64
+
+
+class MctsWork(NamedTuple):
+    """The buffers of :func:`search_turn`, allocated once (per chunk of games) by
+    :func:`new_work` and reused by every search: the game's flat table, the root
+    state, the search tree (the fields of :class:`Tree`) and the search's scratch
+    (the fields of :class:`Scratch`).  The game loop writes the root state (and any
+    per-search setting of its table or state) before each search."""
+
+    tables: np.ndarray  # int64: the game's flat table (a writable copy)
+    root: np.ndarray  # int64[state size]: the state searched from
+    first_child: np.ndarray  # int64[nodes]
+    n_children: np.ndarray  # int64[nodes]
+    action: np.ndarray  # int64[nodes]
+    mover: np.ndarray  # int64[nodes]
+    visits: np.ndarray  # float64[nodes]
+    value: np.ndarray  # float64[nodes, seats]
+    proven: np.ndarray  # int8[nodes]
+    exact: np.ndarray  # float64[nodes, seats]
+    counters: np.ndarray  # int64[2]: C_NODES, C_SIMULATIONS
+    state: np.ndarray  # int64[state size]: the state walked down the tree
+    actions: np.ndarray  # int64[max_actions]
+    pscratch: np.ndarray  # int64[playout_scratch]
+    rewards: np.ndarray  # float64[seats]
+    path: np.ndarray  # int64[max_path]
+
+
+@nb.njit(cache=True)
+def new_work(tables: np.ndarray, state_size: int, n_seats: int, nodes: int, max_actions: int,
+             playout_scratch: int, max_path: int) -> MctsWork:
+    """Buffers for searches on trees of up to ``nodes`` nodes (:func:`loop_tree_nodes`)
+    of a game of ``n_seats`` seats whose states have ``state_size`` numbers, at most
+    ``max_actions`` legal actions and a playout scratch of ``playout_scratch``; a tree
+    path of at most ``max_path`` nodes.  ``nodes <= 1`` (no seat searches): one-number
+    scratch.  ``tables`` is copied (a search may set fields of its copy)."""
+    small = nodes <= 1
+    return MctsWork(
+        tables.copy(), np.zeros(state_size, dtype=np.int64),
+        np.empty(nodes, dtype=np.int64), np.empty(nodes, dtype=np.int64),
+        np.empty(nodes, dtype=np.int64), np.empty(nodes, dtype=np.int64),
+        np.empty(nodes, dtype=np.float64), np.empty((nodes, n_seats), dtype=np.float64),
+        np.empty(nodes, dtype=np.int8), np.empty((nodes, n_seats), dtype=np.float64),
+        np.zeros(2, dtype=np.int64), np.zeros(state_size, dtype=np.int64),
+        np.empty(1 if small else max_actions, dtype=np.int64),
+        np.empty(1 if small else playout_scratch, dtype=np.int64),
+        np.zeros(n_seats, dtype=np.float64),
+        np.empty(1 if small else max_path, dtype=np.int64),
+    )
+
+
+@kernel
+def reset_tree(w: MctsWork) -> None:
+    """An empty tree in ``w``: the root alone, as :func:`new_tree` leaves it, and no
+    simulation counted."""
+    w.first_child[0] = NO_CHILDREN
+    w.n_children[0] = 0
+    w.action[0] = -1
+    w.mover[0] = -2
+    w.visits[0] = 0.0
+    for s in range(w.value.shape[1]):
+        w.value[0, s] = 0.0
+    w.proven[0] = 0
+    w.counters[C_NODES] = 1
+    w.counters[C_SIMULATIONS] = 0
+
+
+@kernel(inline="always")
+def loop_tree_nodes(simulations: int, max_actions: int) -> int:
+    """Tree nodes of an ``mcts:N`` search inside a game loop: ``64 N``
+    (:data:`NODES_PER_SIMULATION`), but at least one full expansion of any root
+    (``max_actions + 1``: else the root could stay unexpanded) and at most
+    :data:`LOOP_MAX_TREE`."""
+    return min(LOOP_MAX_TREE, max(NODES_PER_SIMULATION * simulations, max_actions + 1))
+
+
+def loop_tree_capacity(simulations: int, max_actions: int) -> int:
+    """:func:`loop_tree_nodes` from Python: the ``max_nodes`` that makes
+    :meth:`AgentGame.search` play as the game loop's ``mcts:N`` seat."""
+    return int(loop_tree_nodes(np.int64(simulations), np.int64(max_actions)))
+
+
+@kernel
+def search_turn(legal, apply, seat, rewards, playout, chance, w: MctsWork, stream: np.ndarray,
+                simulations: int, exploration: float, nodes: int) -> int:
+    """One ``mcts:N`` move inside a game loop: ``simulations`` simulations
+    (:func:`run_simulations`) from the state ``w.root`` (written by the caller; the game
+    goes on) with the table ``w.tables``, on an empty tree of ``nodes`` nodes (at most
+    the buffers'), drawing from ``stream``; returns the action :func:`root_child` picks
+    (-1 if the root has no children).  ``legal .. chance``: the game's agent kernels,
+    one by one (a cached compiled function cannot hold cfunc addresses)."""
+    reset_tree(w)
+    cap = min(nodes, w.first_child.shape[0])
+    run_simulations(legal, apply, seat, rewards, playout, chance, w.tables, w.root, stream,
+                    w.first_child[:cap], w.n_children[:cap], w.action[:cap], w.mover[:cap],
+                    w.visits[:cap], w.value[:cap], w.proven[:cap], w.exact[:cap], w.counters,
+                    w.state, w.actions, w.pscratch, w.rewards, w.path, simulations, exploration)
+    best = root_child(w.first_child, w.n_children, w.mover, w.visits, w.value, w.proven, w.exact)
+    return w.action[best] if best >= 0 else -1
 
 
 # Compiled calls of single kernels, for the Python API (a cfunc object called
@@ -353,20 +516,18 @@ def parse_agent(text: str) -> AgentSpec:
         raise ValueError(f"unknown agent {text!r}; agents: {AGENT_FORMS}")
     if not arg:
         raise ValueError(f"agent {text!r} needs a budget: {AGENT_FORMS}")
+    timed = arg.endswith("s")
     try:
-        if arg.endswith("s"):
-            seconds = float(arg[:-1])
-            if not math.isfinite(seconds) or seconds < MIN_SECONDS:
-                raise ValueError(f"agent {text!r}: at least {MIN_SECONDS:g} s per move")
-            return AgentSpec(seconds=seconds)
-        sims = int(arg)
-    except ValueError as exc:
-        if "per move" in str(exc):
-            raise
+        number = float(arg[:-1]) if timed else int(arg)
+    except ValueError:
         raise ValueError(f"agent {text!r}: bad budget {arg!r}; {AGENT_FORMS}") from None
-    if sims <= 0:
+    if timed:
+        if not math.isfinite(number) or number < MIN_SECONDS:
+            raise ValueError(f"agent {text!r}: at least {MIN_SECONDS:g} s per move")
+        return AgentSpec(seconds=number)
+    if number <= 0:
         raise ValueError(f"agent {text!r}: N must be at least 1 simulation")
-    return AgentSpec(simulations=sims)
+    return AgentSpec(simulations=number)
 
 
 TIME_BATCH = 256
@@ -389,13 +550,13 @@ def search(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, n_seats:
         state=np.empty_like(root), actions=np.empty(max_actions, dtype=np.int64),
         playout=np.empty(playout_scratch, dtype=np.int64),
         rewards=np.zeros(n_seats, dtype=np.float64),
-        path=np.empty(4096, dtype=np.int64))
+        path=np.empty(MAX_PATH, dtype=np.int64))
     tables = np.array(tables, dtype=np.int64)  # a writable copy: the kernels' signature
     t0 = time.perf_counter()
 
     def run(n: int) -> int:
-        return _search(*kernels, tables, root, stream, *tree[:-1], tree.counters,
-                       *scratch, n, agent.exploration)
+        return run_simulations(*kernels, tables, root, stream, *tree[:-1], tree.counters,
+                               *scratch, n, agent.exploration)
 
     if agent.simulations is not None:
         run(agent.simulations)
@@ -408,26 +569,23 @@ def search(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, n_seats:
 
 
 def _choose(tree: Tree, sims: int, seconds: float) -> SearchResult:
-    first = int(tree.first_child[0])
-    if first == NO_CHILDREN:
+    """The :class:`SearchResult` of a searched tree: the move of :func:`root_child`."""
+    best = int(root_child(tree.first_child, tree.n_children, tree.mover, tree.visits,
+                          tree.value, tree.proven, tree.exact))
+    if best < 0:
         raise ValueError("the game is over: there is no move to choose")
+    first = int(tree.first_child[0])
     who = int(tree.mover[0])
-    kids = range(first, first + int(tree.n_children[0]))
     stats = []
-    for c in kids:
+    for c in range(first, first + int(tree.n_children[0])):
         vis = int(tree.visits[c])
         if tree.proven[c]:
             val = float(tree.exact[c, who])
         else:
             val = float(tree.value[c, who] / vis) if vis else 0.0
         stats.append(ChildStats(int(tree.action[c]), vis, val, bool(tree.proven[c])))
-    if tree.proven[0]:
-        target = float(tree.exact[0, who])
-        best = max((s for s in stats if s.proven and s.value == target), key=lambda s: s.visits)
-    else:
-        hopeful = [s for s in stats if not (s.proven and s.value <= 0.0)] or stats
-        best = max(hopeful, key=lambda s: (s.visits, s.value))
+    chosen = stats[best - first]
     stats.sort(key=lambda s: (-s.visits, s.action))
-    return SearchResult(action=best.action, seat=who, simulations=sims, seconds=seconds,
-                        value=best.value, proven=best.proven,
+    return SearchResult(action=chosen.action, seat=who, simulations=sims, seconds=seconds,
+                        value=chosen.value, proven=chosen.proven,
                         nodes=int(tree.counters[C_NODES]), children=stats)

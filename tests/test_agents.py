@@ -228,6 +228,77 @@ def test_mcts_on_a_finished_game_raises():
         trike_arrays.agent_game(2).search(state, mcts.AgentSpec(simulations=10), _stream(1))
 
 
+def _root_choice_by_hand(tree: mcts.Tree) -> int:
+    """The root move rule of the module docstring, restated in Python: the action."""
+    first, who = int(tree.first_child[0]), int(tree.mover[0])
+    kids = []
+    for c in range(first, first + int(tree.n_children[0])):
+        vis = float(tree.visits[c])
+        val = (float(tree.exact[c, who]) if tree.proven[c]
+               else float(tree.value[c, who]) / vis if vis else 0.0)
+        kids.append((int(tree.action[c]), vis, val, bool(tree.proven[c])))
+    if tree.proven[0]:
+        target = float(tree.exact[0, who])
+        return max((k for k in kids if k[3] and k[2] == target), key=lambda k: k[1])[0]
+    hopeful = [k for k in kids if not (k[3] and k[2] <= 0.0)] or kids
+    return max(hopeful, key=lambda k: (k[1], k[2]))[0]
+
+
+def _random_root(rnd: random.Random, n_seats: int) -> mcts.Tree:
+    """A root and its children with random statistics, ties frequent (visits 0..4,
+    rewards in halves), some children proven, and the root proven as ``_prove``
+    leaves it (the exact rewards of a proven child) or not."""
+    tree = mcts.new_tree(n_seats, 64)
+    n = rnd.randint(1, 8)
+    who = rnd.randrange(n_seats)
+    tree.first_child[0], tree.n_children[0], tree.mover[0] = 1, n, who
+    for c in range(1, n + 1):
+        tree.action[c] = 100 + c
+        tree.visits[c] = rnd.randint(0, 4)
+        tree.proven[c] = rnd.random() < 0.4
+        for s in range(n_seats):
+            tree.value[c, s] = rnd.randint(0, 2 * int(tree.visits[c])) / 2
+            tree.exact[c, s] = rnd.choice((0.0, 0.5, 1.0))
+    proven = [c for c in range(1, n + 1) if tree.proven[c]]
+    if proven and rnd.random() < 0.5:
+        tree.proven[0] = 1
+        tree.exact[0] = tree.exact[rnd.choice(proven)]
+    return tree
+
+
+def test_root_choice_is_the_stated_rule_on_random_trees():
+    """The one compiled root rule (``root_child``, which the game loops' ``search_turn``
+    plays) and ``search``'s result (``_choose``) pick the move of the rule as stated."""
+    rnd = random.Random(18)
+    for _ in range(3000):
+        tree = _random_root(rnd, rnd.choice((2, 3)))
+        expected = _root_choice_by_hand(tree)
+        best = mcts.root_child(tree.first_child, tree.n_children, tree.mover, tree.visits,
+                               tree.value, tree.proven, tree.exact)
+        assert tree.action[best] == expected
+        assert mcts._choose(tree, 0, 0.0).action == expected
+
+
+def test_search_turn_plays_the_search_move():
+    """``search_turn`` on reused buffers (``new_work``; a tree left by an earlier
+    search) plays ``AgentGame.search``'s move with the same stream and tree size."""
+    game = trike_arrays.agent_game(6)
+    state = trike_arrays.new_state(6)
+    nodes = mcts.loop_tree_capacity(200, game.max_actions)
+    work = mcts.new_work(game.tables, len(state), 2, nodes, game.max_actions,
+                         game.playout_scratch, mcts.MAX_PATH)
+    work.root[:] = state
+    for seed in range(4):
+        stream = _stream(seed)
+        action = mcts.search_turn(*game.kernels, work, stream, 200, mcts.DEFAULT_EXPLORATION,
+                                  nodes)
+        again = _stream(seed)
+        res = game.search(state, mcts.AgentSpec(simulations=200), again, max_nodes=nodes)
+        assert action == res.action
+        assert np.array_equal(stream, again)  # the same draws
+        assert work.counters[mcts.C_SIMULATIONS] == 200
+
+
 def test_mcts_short_path_buffer_keeps_searching():
     """A search deeper than its path buffer evaluates the deepest node by a
     playout instead of writing past the buffer."""
@@ -237,8 +308,8 @@ def test_mcts_short_path_buffer_keeps_searching():
     scratch = mcts.Scratch(state=np.empty_like(root), actions=np.empty(64, dtype=np.int64),
                            playout=np.empty(64, dtype=np.int64),
                            rewards=np.zeros(2), path=np.empty(3, dtype=np.int64))
-    done = mcts._search(*game.kernels, game.tables, root, _stream(4), *tree[:-1],
-                        tree.counters, *scratch, 3000, 0.7)
+    done = mcts.run_simulations(*game.kernels, game.tables, root, _stream(4), *tree[:-1],
+                                tree.counters, *scratch, 3000, 0.7)
     assert done == 3000
     assert tree.counters[mcts.C_NODES] > 1
 

@@ -400,8 +400,9 @@ def _python_game(seed: int, g: int, policies: list[str], ply_cap: int
         spec = tt.parse_policy_spec(policies[side])
         if spec.kind in (tt.POLICY_MCTS, tt.POLICY_MCTS_GREEDY):
             searcher = ag.agent_game(ply_cap, _playout_name(spec))
+            nodes = mcts.loop_tree_capacity(spec.arg, ag.MAX_ACTIONS)
             code = searcher.search(state, mcts.AgentSpec(simulations=spec.arg), stream,
-                                   max_nodes=ag.tree_capacity(spec.arg)).action
+                                   max_nodes=nodes).action
         else:
             assert spec.kind == tt.POLICY_RANDOM
             pieces = ag.pieces_of(state)
@@ -429,7 +430,8 @@ def test_the_game_loop_plays_the_python_search_moves(policies):
         assert _python_game(9, g, policies, 50) == tuple(int(a[g]) for a in res)
     pm, sm, _ = tt.decide("mcts:30", tt.initial_pieces(), 0, 9, 0)
     first = ag.agent_game().search(ag.initial_state(), mcts.AgentSpec(simulations=30),
-                                   _stream(9, 0), max_nodes=ag.tree_capacity(30))
+                                   _stream(9, 0),
+                                   max_nodes=mcts.loop_tree_capacity(30, ag.MAX_ACTIONS))
     assert ag.code_of((*pm, *(sm if sm else (-1, -1)))) == first.action
 
 
@@ -614,7 +616,7 @@ def test_the_game_loop_plays_the_python_greedy_search_moves(policies):
         stream = _stream(9, 0)
         first = ag.agent_game(playout=playout).search(
             ag.initial_state(), mcts.AgentSpec(simulations=30), stream,
-            max_nodes=ag.tree_capacity(30))
+            max_nodes=mcts.loop_tree_capacity(30, ag.MAX_ACTIONS))
         assert ag.code_of((*pm, *(sm if sm else (-1, -1)))) == first.action
         assert nxt == int(rngmod.next_u64(stream))
 

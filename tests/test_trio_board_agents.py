@@ -272,8 +272,8 @@ def _search_tree(game, state, sims: int, seed: int) -> mcts.Tree:
     scratch = mcts.Scratch(np.empty_like(state), np.empty(game.max_actions, dtype=np.int64),
                            np.empty(game.playout_scratch, dtype=np.int64),
                            np.zeros(3, dtype=np.float64), np.empty(4096, dtype=np.int64))
-    mcts._search(*game.kernels, game.tables, state, _stream(seed), *tree[:-1], tree.counters,
-                 *scratch, sims, mcts.DEFAULT_EXPLORATION)
+    mcts.run_simulations(*game.kernels, game.tables, state, _stream(seed), *tree[:-1],
+                         tree.counters, *scratch, sims, mcts.DEFAULT_EXPLORATION)
     return tree
 
 
@@ -402,7 +402,7 @@ def test_the_game_loop_plays_the_python_search_moves(fortress, lost, policy, pla
         state[ag.S_PLAYOUT] = playout
         while actions := game.legal(state):
             a = actions[0] if len(actions) == 1 else game.search(
-                state, spec, stream, max_nodes=ag.tree_capacity(sims)).action
+                state, spec, stream, max_nodes=mcts.loop_tree_capacity(sims, ag.MAX_ACTIONS)).action
             digest = py_digest_step(digest, a)
             game.apply(state, a)
         assert (ag.result_of(state), int(state[ag.S_PLY]), digest) == (

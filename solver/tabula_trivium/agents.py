@@ -74,7 +74,6 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -91,7 +90,7 @@ from trilab.solver.game_api import (
     AgentKernels,
 )
 from trilab.solver.jit import kernel
-from trilab.solver.mcts import C_NODES, C_SIMULATIONS, NO_CHILDREN, AgentGame
+from trilab.solver.mcts import AgentGame, MctsWork
 from trilab.solver.tabula_trivium.board import (
     MAX_PAWN_MOVES,
     MAX_RAY,
@@ -183,8 +182,6 @@ EVAL_SCALE = float(PAWN_VALUE)
 """[choice] Scale of :func:`material_rewards` (not tuned): a pawn ahead scores 0.73."""
 NO_RESULT = -1
 """``S_REASON`` while the game goes on."""
-MAX_TREE = 1 << 20
-"""Most tree nodes of an ``mcts:N`` search (:func:`tree_capacity`)."""
 
 
 def state_size(ply_cap: int) -> int:
@@ -616,19 +613,6 @@ def policy_turns(pieces: Pieces, side: int) -> list[tuple[int, int, int, int, in
     return [tuple(int(v) for v in r) for r in rows]
 
 
-@kernel(inline="always")
-def tree_nodes(simulations: int) -> int:
-    """Tree nodes of an ``mcts:N`` search: ``64 N``, but at least one full expansion of
-    any root (``MAX_ACTIONS + 1``: else the root could stay unexpanded) and at most
-    :data:`MAX_TREE`."""
-    return min(MAX_TREE, max(64 * simulations, MAX_ACTIONS + 1))
-
-
-def tree_capacity(simulations: int) -> int:
-    """:func:`tree_nodes` from Python (the ``max_nodes`` of an equal ``AgentGame.search``)."""
-    return int(tree_nodes(np.int64(simulations)))
-
-
 @functools.cache
 def agent_game(ply_cap: int = DEFAULT_PLY_CAP, playout: str = "random") -> AgentGame:
     """Tabula Trivium for the agents (:class:`trilab.solver.mcts.AgentGame`), whose
@@ -647,106 +631,12 @@ def agent_game(ply_cap: int = DEFAULT_PLY_CAP, playout: str = "random") -> Agent
 # ------------------------------------------------------------------ MCTS inside a game loop
 
 
-class MctsWork(NamedTuple):
-    """The buffers of :func:`mcts_turn` (allocated once per chunk by
-    :func:`new_mcts_work`): the flat table, the root state, the search tree (fields as in
-    :class:`trilab.solver.mcts.Tree`) and the search's scratch (as in
-    :class:`trilab.solver.mcts.Scratch`)."""
-
-    tables: np.ndarray  # int64[TABLES_SIZE]
-    root: np.ndarray  # int64[state_size(ply_cap)]
-    first_child: np.ndarray  # int64[nodes]
-    n_children: np.ndarray  # int64[nodes]
-    action: np.ndarray  # int64[nodes]
-    mover: np.ndarray  # int64[nodes]
-    visits: np.ndarray  # float64[nodes]
-    value: np.ndarray  # float64[nodes, 2]
-    proven: np.ndarray  # int8[nodes]
-    exact: np.ndarray  # float64[nodes, 2]
-    counters: np.ndarray  # int64[2]: C_NODES, C_SIMULATIONS
-    state: np.ndarray  # int64[state_size(ply_cap)]: the state walked down the tree
-    actions: np.ndarray  # int64[MAX_ACTIONS]
-    pscratch: np.ndarray  # int64[PLAYOUT_SCRATCH]
-    rewards: np.ndarray  # float64[2]
-    path: np.ndarray  # int64[MAX_PATH]
-
-
-MAX_PATH = 4096
-"""Deepest tree path of a search (as :func:`trilab.solver.mcts.search`)."""
-
-
 @nb.njit(cache=True)
 def new_mcts_work(t: np.ndarray, ply_cap: int, nodes: int) -> MctsWork:
-    """Buffers for searches on trees of up to ``nodes`` nodes in games of this ply cap
-    (``nodes = 1`` and small scratch when no seat searches)."""
-    size = S_HIST + ply_cap + 1
-    small = nodes <= 1
-    return MctsWork(
-        t.copy(), np.zeros(size, dtype=np.int64),
-        np.empty(nodes, dtype=np.int64), np.empty(nodes, dtype=np.int64),
-        np.empty(nodes, dtype=np.int64), np.empty(nodes, dtype=np.int64),
-        np.empty(nodes, dtype=np.float64), np.empty((nodes, 2), dtype=np.float64),
-        np.empty(nodes, dtype=np.int8), np.empty((nodes, 2), dtype=np.float64),
-        np.zeros(2, dtype=np.int64), np.zeros(size, dtype=np.int64),
-        np.empty(1 if small else MAX_ACTIONS, dtype=np.int64),
-        np.empty(1 if small else PLAYOUT_SCRATCH, dtype=np.int64),
-        np.zeros(2, dtype=np.float64), np.empty(1 if small else MAX_PATH, dtype=np.int64),
-    )
-
-
-@kernel
-def reset_tree(w: MctsWork) -> None:
-    """An empty tree: the root alone, as :func:`trilab.solver.mcts.new_tree` leaves it."""
-    w.first_child[0] = NO_CHILDREN
-    w.n_children[0] = 0
-    w.action[0] = -1
-    w.mover[0] = -2
-    w.visits[0] = 0.0
-    w.value[0, 0] = 0.0
-    w.value[0, 1] = 0.0
-    w.proven[0] = 0
-    w.counters[C_NODES] = 1
-    w.counters[C_SIMULATIONS] = 0
-
-
-@kernel
-def choose_action(w: MctsWork) -> int:
-    """The action of the root child that :func:`trilab.solver.mcts._choose` picks: a
-    proven child with the proven root value (most visited, first in child order), else
-    the child with most visits, then best mean, among those that are not a proven loss
-    (among all if every child is one); -1 if the root has no children."""
-    first = w.first_child[0]
-    if first == NO_CHILDREN:
-        return -1
-    who = w.mover[0]
-    end = first + w.n_children[0]
-    best = -1
-    if w.proven[0]:
-        target = w.exact[0, who]
-        for c in range(first, end):
-            if w.proven[c] and w.exact[c, who] == target and (
-                    best < 0 or w.visits[c] > w.visits[best]):
-                best = c
-        return w.action[best]
-    hopeful = 0
-    for c in range(first, end):
-        if not (w.proven[c] and w.exact[c, who] <= 0.0):
-            hopeful += 1
-    best_visits = -1.0
-    best_value = 0.0
-    for c in range(first, end):
-        if w.proven[c]:
-            if hopeful > 0 and w.exact[c, who] <= 0.0:
-                continue
-            val = w.exact[c, who]
-        else:
-            val = w.value[c, who] / w.visits[c] if w.visits[c] > 0.0 else 0.0
-        if best < 0 or w.visits[c] > best_visits or (
-                w.visits[c] == best_visits and val > best_value):
-            best = c
-            best_visits = w.visits[c]
-            best_value = val
-    return w.action[best]
+    """The buffers of :func:`mcts_turn` (:func:`trilab.solver.mcts.new_work`) for trees of
+    up to ``nodes`` nodes in games of this ply cap, with the flat table ``t``."""
+    return mcts.new_work(t, S_HIST + ply_cap + 1, 2, nodes, MAX_ACTIONS, PLAYOUT_SCRATCH,
+                         mcts.MAX_PATH)
 
 
 @kernel
@@ -756,21 +646,17 @@ def mcts_turn(legal, apply, seat, rewards, playout, chance, w: MctsWork,
               playout_kind: int, playout_plies: int, out: np.ndarray) -> None:
     """The ``mcts:N`` (``playout_kind`` :data:`PLAYOUT_RANDOM`) and ``mcts-greedy:N[:K]``
     (:data:`PLAYOUT_GREEDY`, ``playout_plies`` K or 0) policies inside a game loop:
-    ``simulations`` simulations of :func:`trilab.solver.mcts._search` from the game in
-    progress (bitboards ``pieces``, ``side`` to move after ``ply`` turns, Zobrist history
-    ``hist[since .. ply]``), on a tree of :func:`tree_capacity` nodes, with that playout
-    (written into ``w.tables`` at :data:`TB_PLAYOUT` and :data:`TB_PLAYOUT_PLIES`),
-    drawing from ``stream``; writes the chosen turn into
-    ``out`` (``T_PF`` .. ``T_ST``).  The game must go on.  ``legal .. chance``: the
-    :data:`KERNELS` (cfuncs come in as arguments, one by one: a cached compiled function
-    cannot hold their addresses, and a tuple of them is typed by an experimental path)."""
+    :func:`trilab.solver.mcts.search_turn` (``simulations`` simulations on a tree of
+    :func:`trilab.solver.mcts.loop_tree_nodes` nodes, drawing from ``stream``) from the
+    game in progress (bitboards ``pieces``, ``side`` to move after ``ply`` turns, Zobrist
+    history ``hist[since .. ply]``), written into ``w.root``, with that playout (written
+    into ``w.tables`` at :data:`TB_PLAYOUT` and :data:`TB_PLAYOUT_PLIES`); writes the
+    chosen turn into ``out`` (``T_PF`` .. ``T_ST``).  The game must go on.  ``legal .. chance``:
+    the :data:`KERNELS`, one by one."""
     fill_state(w.root, pieces, side, ply, ply_cap, hist, since)
-    reset_tree(w)
     w.tables[TB_PLAYOUT] = playout_kind
     w.tables[TB_PLAYOUT_PLIES] = playout_plies
-    cap = min(tree_nodes(simulations), w.first_child.shape[0])
-    mcts._search(legal, apply, seat, rewards, playout, chance, w.tables, w.root, stream,
-                 w.first_child[:cap], w.n_children[:cap], w.action[:cap], w.mover[:cap],
-                 w.visits[:cap], w.value[:cap], w.proven[:cap], w.exact[:cap], w.counters,
-                 w.state, w.actions, w.pscratch, w.rewards, w.path, simulations, exploration)
-    decode_into(choose_action(w), out)
+    code = mcts.search_turn(legal, apply, seat, rewards, playout, chance, w, stream,
+                            simulations, exploration,
+                            mcts.loop_tree_nodes(simulations, MAX_ACTIONS))
+    decode_into(code, out)

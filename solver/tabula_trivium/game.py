@@ -93,17 +93,21 @@ from trilab.solver import rng
 from trilab.solver.bitboard import bit
 from trilab.solver.game_api import GameConfig, GameSpec
 from trilab.solver.jit import kernel
-from trilab.solver.mcts import DEFAULT_EXPLORATION, AgentSpec
+from trilab.solver.mcts import (
+    DEFAULT_EXPLORATION,
+    AgentSpec,
+    MctsWork,
+    loop_tree_capacity,
+    loop_tree_nodes,
+)
 from trilab.solver.tabula_trivium import agents
 from trilab.solver.tabula_trivium.agents import (
+    MAX_ACTIONS,
     PLAYOUT_GREEDY,
     PLAYOUT_RANDOM,
-    MctsWork,
     mcts_turn,
     new_mcts_work,
     pack_tables,
-    tree_capacity,
-    tree_nodes,
 )
 from trilab.solver.tabula_trivium.board import (  # noqa: F401 (re-exported)
     AXIAL_DIRECTIONS,
@@ -296,7 +300,7 @@ def play_chunk_kernel(seed: np.uint64, first_game: int, n_games: int, icfg: np.n
     for s in range(2):
         kind = icfg[I_KIND0 + 2 * s]
         if kind == POLICY_MCTS or kind == POLICY_MCTS_GREEDY:
-            nodes = max(nodes, tree_nodes(icfg[I_DEPTH0 + 2 * s]))
+            nodes = max(nodes, loop_tree_nodes(icfg[I_DEPTH0 + 2 * s], MAX_ACTIONS))
     mw = new_mcts_work(pack_tables(nbr, rays, mid, keys), icfg[I_PLY_CAP], nodes)
     winners = np.zeros(n_games, dtype=np.int64)
     length = np.zeros(n_games, dtype=np.int64)
@@ -445,7 +449,7 @@ def decide(policy: str, pieces: Pieces, side: int, seed: int, game: int
         playout = "random" if kind == POLICY_MCTS else f"greedy:{cut}" if cut else "greedy"
         res = agents.agent_game(playout=playout).search(
             agents.from_position(pieces, side), AgentSpec(simulations=depth), stream,
-            max_nodes=tree_capacity(depth))
+            max_nodes=loop_tree_capacity(depth, MAX_ACTIONS))
         pf, pt, pc, sf, s_to = agents.turn_of(res.action)
         sm = None if sf < 0 else (sf, s_to)
         return (pf, pt, pc), sm, int(rng.next_u64(stream))

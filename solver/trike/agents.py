@@ -205,10 +205,11 @@ def seat_to_move(state: np.ndarray) -> int:
 
 
 @kernel
-def random_playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray, moves: np.ndarray) -> int:
+def random_playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray) -> int:
     """Play uniformly random legal moves (swap included while the pie rule
     allows it, opening on a uniform point) until the side to move is trapped;
-    return the plies played.  ``moves`` is scratch of at least ``6 * size``."""
+    return the plies played.  No scratch: the moves are counted on the line
+    words, not listed."""
     plies = 0
     if state[S_COUNT] == 0:
         place(t, state, _cell_of_point(t, rng.below(stream, t[T_POINTS])))
@@ -262,13 +263,12 @@ def playouts(t: np.ndarray, start: np.ndarray, seed: np.uint64, first: np.int64,
              count: np.int64) -> np.ndarray:
     """Random playouts ``first .. first + count - 1`` from ``start``, game ``g``
     drawing from ``rng.game_stream(seed, g)``: the winning seat of each."""
-    moves = np.empty(6 * t[T_SIZE], dtype=np.int64)
     state = np.empty_like(start)
     winners = np.empty(count, dtype=np.int64)
     for i in range(count):
         stream = rng.game_stream(seed, np.uint64(first + i))
         state[:] = start
-        random_playout(t, state, stream, moves)
+        random_playout(t, state, stream)
         winners[i] = winning_seat(t, state)
     return winners
 
@@ -317,8 +317,8 @@ def mcts_rewards(t, state, out):
 
 
 @nb.cfunc(types.int64(_I64, _I64, types.uint64[::1], _I64, types.float64[::1]), cache=True)
-def mcts_playout(t, state, stream, scratch, out):
-    plies = random_playout(t, state, stream, scratch)
+def mcts_playout(t, state, stream, scratch, out):  # no scratch used: playout_scratch=0
+    plies = random_playout(t, state, stream)
     w = winning_seat(t, state)
     out[w] = 1.0
     out[1 - w] = 0.0
@@ -422,4 +422,4 @@ def agent_game(size: int):
     kernels = AgentKernels(mcts_legal, mcts_apply, mcts_seat, mcts_rewards, mcts_playout,
                            mcts_chance)
     return AgentGame(name="trike", n_seats=2, kernels=kernels, tables=np.array(t),
-                     max_actions=int(t[T_POINTS]) + 1, playout_scratch=6 * size)
+                     max_actions=int(t[T_POINTS]) + 1, playout_scratch=0)

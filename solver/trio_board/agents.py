@@ -73,7 +73,6 @@ The game loop of the engine hands its own ``icfg`` to the search
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -88,7 +87,7 @@ from trilab.solver.game_api import (
     AgentKernels,
 )
 from trilab.solver.jit import kernel
-from trilab.solver.mcts import C_NODES, C_SIMULATIONS, NO_CHILDREN, AgentGame
+from trilab.solver.mcts import AgentGame, MctsWork
 from trilab.solver.trio_board import rules as tb
 from trilab.solver.trio_board.board import MAX_NEIGHBOURS, N_CELLS
 from trilab.solver.trio_board.rules import (  # noqa: F401 (S_BOARD re-exported)
@@ -154,9 +153,6 @@ PLAYOUT_SCRATCH = 3 * MAX_MOVES
 """``int64`` scratch of the playout: the move list (``from``, ``to``) and the
 policy's candidates."""
 
-MAX_TREE = 1 << 20
-"""Most tree nodes of an ``mcts:N`` search inside the game loop (:func:`tree_nodes`)."""
-NODES_PER_SIMULATION = 64
 
 
 # ------------------------------------------------------------------ views and rules
@@ -489,18 +485,6 @@ def move_of(action: int) -> tuple[int, int] | None:
     return None if action == PASS_ACTION else divmod(int(action), N_NODES)
 
 
-@kernel(inline="always")
-def tree_nodes(simulations: int) -> int:
-    """Tree nodes of an ``mcts:N`` search in the game loop: ``64 N``, but at least one
-    full expansion of any root (``MAX_ACTIONS + 1``) and at most :data:`MAX_TREE`."""
-    return min(MAX_TREE, max(NODES_PER_SIMULATION * simulations, MAX_ACTIONS + 1))
-
-
-def tree_capacity(simulations: int) -> int:
-    """:func:`tree_nodes` from Python (the ``max_nodes`` of an equal ``AgentGame.search``)."""
-    return int(tree_nodes(np.int64(simulations)))
-
-
 @functools.cache
 def agent_game(fortress: str = tb.DEFAULT_FORTRESS, ply_cap: int = DEFAULT_PLY_CAP,
                lost_general: str = DEFAULT_LOST_GENERAL) -> AgentGame:
@@ -518,124 +502,30 @@ def agent_game(fortress: str = tb.DEFAULT_FORTRESS, ply_cap: int = DEFAULT_PLY_C
 # ------------------------------------------------------------------ MCTS inside a game loop
 
 
-class MctsWork(NamedTuple):
-    """The buffers of :func:`mcts_turn` (allocated once per chunk by
-    :func:`new_mcts_work`): the flat table, the root state, the search tree (fields as in
-    :class:`trilab.solver.mcts.Tree`) and the search's scratch (as in
-    :class:`trilab.solver.mcts.Scratch`)."""
-
-    tables: np.ndarray  # int64: the engine's icfg
-    root: np.ndarray  # int64[STATE_SIZE]
-    first_child: np.ndarray  # int64[nodes]
-    n_children: np.ndarray  # int64[nodes]
-    action: np.ndarray  # int64[nodes]
-    mover: np.ndarray  # int64[nodes]
-    visits: np.ndarray  # float64[nodes]
-    value: np.ndarray  # float64[nodes, 3]
-    proven: np.ndarray  # int8[nodes]
-    exact: np.ndarray  # float64[nodes, 3]
-    counters: np.ndarray  # int64[2]: C_NODES, C_SIMULATIONS
-    state: np.ndarray  # int64[STATE_SIZE]: the state walked down the tree
-    actions: np.ndarray  # int64[MAX_ACTIONS]
-    pscratch: np.ndarray  # int64[PLAYOUT_SCRATCH]
-    rewards: np.ndarray  # float64[3]
-    path: np.ndarray  # int64[ply_cap + 2]: a tree path has at most one node per ply
-
-
 @nb.njit(cache=True)
 def new_mcts_work(t: np.ndarray, ply_cap: int, nodes: int) -> MctsWork:
-    """Buffers for searches on trees of up to ``nodes`` nodes in games of this ply cap
-    (``nodes = 1`` and tiny scratch when no seat searches)."""
-    small = nodes <= 1
-    return MctsWork(
-        t.copy(), np.zeros(STATE_SIZE, dtype=np.int64),
-        np.empty(nodes, dtype=np.int64), np.empty(nodes, dtype=np.int64),
-        np.empty(nodes, dtype=np.int64), np.empty(nodes, dtype=np.int64),
-        np.empty(nodes, dtype=np.float64), np.empty((nodes, N_SEATS), dtype=np.float64),
-        np.empty(nodes, dtype=np.int8), np.empty((nodes, N_SEATS), dtype=np.float64),
-        np.zeros(2, dtype=np.int64), np.zeros(STATE_SIZE, dtype=np.int64),
-        np.empty(1 if small else MAX_ACTIONS, dtype=np.int64),
-        np.empty(1 if small else PLAYOUT_SCRATCH, dtype=np.int64),
-        np.zeros(N_SEATS, dtype=np.float64),
-        np.empty(1 if small else ply_cap + 2, dtype=np.int64),
-    )
-
-
-@kernel
-def reset_tree(w: MctsWork) -> None:
-    """An empty tree: the root alone, as :func:`trilab.solver.mcts.new_tree` leaves it."""
-    w.first_child[0] = NO_CHILDREN
-    w.n_children[0] = 0
-    w.action[0] = -1
-    w.mover[0] = -2
-    w.visits[0] = 0.0
-    for s in range(N_SEATS):
-        w.value[0, s] = 0.0
-    w.proven[0] = 0
-    w.counters[C_NODES] = 1
-    w.counters[C_SIMULATIONS] = 0
-
-
-@kernel
-def choose_action(w: MctsWork) -> int:
-    """The action of the root child that :func:`trilab.solver.mcts._choose` picks: a
-    proven child with the proven root value (most visited, first in child order), else
-    the child with most visits, then best mean, among those that are not a proven loss
-    for the seat to move (among all if every child is one); -1 if the root has no
-    children."""
-    first = w.first_child[0]
-    if first == NO_CHILDREN:
-        return -1
-    who = w.mover[0]
-    end = first + w.n_children[0]
-    best = -1
-    if w.proven[0]:
-        target = w.exact[0, who]
-        for c in range(first, end):
-            if w.proven[c] and w.exact[c, who] == target and (
-                    best < 0 or w.visits[c] > w.visits[best]):
-                best = c
-        return w.action[best]
-    hopeful = 0
-    for c in range(first, end):
-        if not (w.proven[c] and w.exact[c, who] <= 0.0):
-            hopeful += 1
-    best_visits = -1.0
-    best_value = 0.0
-    for c in range(first, end):
-        if w.proven[c]:
-            if hopeful > 0 and w.exact[c, who] <= 0.0:
-                continue
-            val = w.exact[c, who]
-        else:
-            val = w.value[c, who] / w.visits[c] if w.visits[c] > 0.0 else 0.0
-        if best < 0 or w.visits[c] > best_visits or (
-                w.visits[c] == best_visits and val > best_value):
-            best = c
-            best_visits = w.visits[c]
-            best_value = val
-    return w.action[best]
+    """The buffers of :func:`mcts_turn` (:func:`trilab.solver.mcts.new_work`) for trees of
+    up to ``nodes`` nodes in games of this ply cap, with the flat table ``t`` (the
+    engine's ``icfg``); a tree path has at most one node per ply, so ``ply_cap + 2``
+    path entries."""
+    return mcts.new_work(t, STATE_SIZE, N_SEATS, nodes, MAX_ACTIONS, PLAYOUT_SCRATCH,
+                         ply_cap + 2)
 
 
 @kernel
 def mcts_turn(legal, apply, seat, rewards, playout, chance, w: MctsWork,
               engine_state: np.ndarray, ply_cap: int, lost: int, stream: np.ndarray,
               simulations: int, exploration: float, playout_kind: int) -> int:
-    """The ``mcts:N`` policy inside the engine's game loop: ``simulations``
-    simulations of :func:`trilab.solver.mcts._search` from the game in progress (the
-    engine's state: the seat to move may play and ``S_PLY < ply_cap``; the
-    ``lost_general`` code ``lost``), on a tree of :func:`tree_nodes` nodes, drawing
-    from ``stream``; returns the chosen action code (a move; the caller plays a pass
-    without searching).  ``legal .. chance``: the :data:`KERNELS` (cfuncs come in as
-    arguments, one by one: a cached compiled function cannot hold their addresses).
-    ``playout_kind``: :data:`S_PLAYOUT` of the search (``mcts-greedy:N[:K]``: 0 or K)."""
+    """The ``mcts:N`` policy inside the engine's game loop:
+    :func:`trilab.solver.mcts.search_turn` (``simulations`` simulations on a tree of
+    :func:`trilab.solver.mcts.loop_tree_nodes` nodes, drawing from ``stream``) from the
+    game in progress (the engine's state: the seat to move may play and
+    ``S_PLY < ply_cap``; the ``lost_general`` code ``lost``), written into ``w.root``;
+    returns the chosen action code (a move; the caller plays a pass without searching).
+    ``legal .. chance``: the :data:`KERNELS`, one by one.  ``playout_kind``:
+    :data:`S_PLAYOUT` of the search (``mcts-greedy:N[:K]``: 0 or K)."""
     fill_state(w.root, engine_state, ply_cap, lost)
     w.root[S_PLAYOUT] = playout_kind
-    reset_tree(w)
-    cap = min(tree_nodes(simulations), w.first_child.shape[0])
-    mcts._search(legal, apply, seat, rewards, playout, chance, w.tables, w.root, stream,
-                 w.first_child[:cap], w.n_children[:cap], w.action[:cap], w.mover[:cap],
-                 w.visits[:cap], w.value[:cap], w.proven[:cap], w.exact[:cap], w.counters,
-                 w.state, w.actions, w.pscratch, w.rewards, w.path, simulations, exploration)
-    return choose_action(w)
-
+    return mcts.search_turn(legal, apply, seat, rewards, playout, chance, w, stream,
+                            simulations, exploration,
+                            mcts.loop_tree_nodes(simulations, MAX_ACTIONS))

@@ -14,7 +14,7 @@ import numpy as np
 from trilab.solver import rng
 from trilab.solver.game_api import GameSpec
 from trilab.solver.jit import kernel
-from trilab.solver.mcts import DEFAULT_EXPLORATION
+from trilab.solver.mcts import DEFAULT_EXPLORATION, loop_tree_nodes
 from trilab.solver.trio_board import agents
 from trilab.solver.trio_board.reference import reference_game
 from trilab.solver.trio_board.rules import (
@@ -73,7 +73,7 @@ def play_game(nbr: np.ndarray, nbr_mask: np.ndarray, fwd_mask: np.ndarray,
     """One game from the start position: ``(winners, plies, reason, digest)``.  An
     ``mcts:N`` seat searches with the agent kernels ``legal .. chance``
     (:data:`trilab.solver.trio_board.agents.KERNELS`) in the buffers ``mw``
-    (:class:`trilab.solver.trio_board.agents.MctsWork`)."""
+    (:class:`trilab.solver.mcts.MctsWork`)."""
     reset_state(icfg, init, state)
     cap = icfg[I_PLY_CAP]
     lost = icfg[I_LOST]
@@ -140,7 +140,7 @@ def play_chunk_kernel(seed: np.uint64, first_game: int, n_games: int, icfg: np.n
     nodes = 1
     for s in range(N_SEATS):
         if icfg[I_POLICY + s] >= POLICY_MCTS:
-            nodes = max(nodes, agents.tree_nodes(icfg[I_SIMS + s]))
+            nodes = max(nodes, loop_tree_nodes(icfg[I_SIMS + s], agents.MAX_ACTIONS))
     mw = agents.new_mcts_work(icfg, icfg[I_PLY_CAP], nodes)
     state = np.zeros(STATE_SIZE, dtype=np.int64)
     mfrom = np.zeros(MAX_MOVES, dtype=np.int64)
@@ -198,7 +198,3 @@ SPEC = GameSpec(
     reference_game=reference_game,
     draw_reasons=DRAW_REASONS,
 )
-
-# The agent kernels compile against the rule kernels above, so their module is
-# imported last (it imports this one); the game loop reads ``agents.mcts_turn`` and
-# ``agents.KERNELS`` when it is first called.
