@@ -505,6 +505,10 @@ class AgentSpec:
 
 
 MIN_SECONDS = 0.001
+MAX_SECONDS = 86_400.0
+"""A time budget is 1 ms to one day per move."""
+MAX_SIMULATIONS = 1_000_000_000
+"""A simulation budget is 1 to a billion per move (an int64 in every kernel)."""
 AGENT_FORMS = "mcts:N (N simulations per move) or mcts:Ns (N seconds per move)"
 
 
@@ -522,11 +526,18 @@ def parse_agent(text: str) -> AgentSpec:
     except ValueError:
         raise ValueError(f"agent {text!r}: bad budget {arg!r}; {AGENT_FORMS}") from None
     if timed:
-        if not math.isfinite(number) or number < MIN_SECONDS:
+        if not math.isfinite(number):
+            raise ValueError(f"agent {text!r}: bad budget {arg!r}; the seconds must be a "
+                             f"finite number from {MIN_SECONDS:g} to {MAX_SECONDS:g}")
+        if number < MIN_SECONDS:
             raise ValueError(f"agent {text!r}: at least {MIN_SECONDS:g} s per move")
+        if number > MAX_SECONDS:
+            raise ValueError(f"agent {text!r}: at most {MAX_SECONDS:g} s per move")
         return AgentSpec(seconds=number)
     if number <= 0:
         raise ValueError(f"agent {text!r}: N must be at least 1 simulation")
+    if number > MAX_SIMULATIONS:
+        raise ValueError(f"agent {text!r}: N must be at most {MAX_SIMULATIONS:,} simulations")
     return AgentSpec(simulations=number)
 
 
