@@ -325,6 +325,55 @@ def _set_aside(path: Path, tag: str) -> Path:
     return aside
 
 
+def _impossible_value(size: int, classes: dict[int, dict],
+                      replies: dict[int, dict[int, dict]]) -> str | None:
+    """The first value of a checkpoint no Trike game of ``size`` can have, or ``None``.
+
+    Class rows: ``winner`` placer or mover; ``margin`` (the placer's) ``None``
+    or an integer of the winner's sign and at most the number of points;
+    ``remoteness`` and ``winning_replies`` ``None`` or integers in range;
+    ``nodes`` and ``seconds`` not negative.  Reply rows: ``placer_wins`` a
+    boolean, the same checks on ``margin`` and ``remoteness``."""
+    points = trike.n_points(size)
+
+    def count(value, most: int) -> bool:
+        return value is None or (type(value) is int and 0 <= value <= most)
+
+    def spent(row: dict) -> bool:
+        return all(isinstance(row.get(k, 0), int | float) and row.get(k, 0) >= 0
+                   for k in ("nodes", "seconds"))
+
+    for point, row in classes.items():
+        where = f"class {point}"
+        if not 0 <= point < points:
+            return f"{where}: no such point"
+        if row.get("winner") not in ("placer", "mover"):
+            return f"{where}: winner {row.get('winner')!r}"
+        margin = row.get("margin")
+        if margin is not None and (type(margin) is not int or not 0 < abs(margin) <= points
+                                   or (margin > 0) != (row["winner"] == "placer")):
+            return f"{where}: margin {margin!r} for a {row['winner']} win"
+        if not count(row.get("remoteness"), points) or not count(
+                row.get("winning_replies"), points):
+            return f"{where}: remoteness or winning replies out of range"
+        if not spent(row):
+            return f"{where}: negative nodes or seconds"
+    for point, rows in replies.items():
+        for reply, row in rows.items():
+            where = f"class {point}, reply {reply}"
+            if not (0 <= point < points and 0 <= reply < points):
+                return f"{where}: no such point"
+            if type(row.get("placer_wins")) is not bool:
+                return f"{where}: placer_wins {row.get('placer_wins')!r}"
+            margin = row.get("margin")
+            if margin is not None and (type(margin) is not int or not 0 < abs(margin) <= points
+                                       or (margin > 0) != row["placer_wins"]):
+                return f"{where}: margin {margin!r}"
+            if not count(row.get("remoteness"), points) or not spent(row):
+                return f"{where}: remoteness, nodes or seconds out of range"
+    return None
+
+
 class Checkpoint:
     """The solved classes of one run, rewritten atomically after each one.
 
@@ -359,6 +408,12 @@ class Checkpoint:
             raise CheckpointError(f"{path} was written by solver {data.get('solver')!r}, this "
                                   f"is {solver!r}: --restart sets it aside and starts "
                                   "over")
+        problem = _impossible_value(size, classes, replies)
+        if problem is not None:
+            aside = _set_aside(path, "damaged")
+            raise CheckpointError(
+                f"the checkpoint {path} holds an impossible value ({problem}); it was kept as "
+                f"{aside}; run again with --restart to start over")
         self.classes, self.replies = classes, replies
 
     @staticmethod
