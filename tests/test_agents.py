@@ -325,7 +325,8 @@ def test_mcts_full_tree_keeps_searching():
 @pytest.mark.parametrize("text,error", [
     ("random", "unknown agent"), ("mcts", "needs a budget"), ("mcts:0", "at least 1"),
     ("mcts:-5", "at least 1"), ("mcts:abc", "bad budget"), ("mcts:0s", "at least 0.001 s"),
-    ("mcts:nans", "finite number"), ("mcts:infs", "finite number"), ("mcts:1000000001", "at most"), ("mcts:1.5", "bad budget"),
+    ("mcts:nans", "finite number"), ("mcts:infs", "finite number"),
+    ("mcts:1000000001", "at most"), ("mcts:1.5", "bad budget"),
 ])
 def test_bad_agent_specs_give_one_line(text, error):
     with pytest.raises(ValueError, match=error) as exc:
