@@ -358,7 +358,10 @@ def _read_line(prompt: str) -> str:
     line = sys.stdin.readline()
     if not line:
         raise EOFError
-    return line.rstrip("\r\n")
+    line = line.rstrip("\r\n")
+    if not sys.stdin.isatty():  # a terminal echoes what is typed; piped moves are shown
+        click.echo(line)
+    return line
 
 
 def _study_options(folder: str):
