@@ -108,12 +108,9 @@ def test_bad_configurations_raise_one_clear_line(name):
         assert fragment in message and "\n" not in message, message
 
 
-def test_unknown_and_planned_games_are_named(monkeypatch):
+def test_unknown_games_are_named():
     with pytest.raises(ValueError, match="unknown game 'chess'; games: trike"):
         games.get("chess")
-    monkeypatch.setattr(games, "PLANNED", ("trio-3d",))
-    with pytest.raises(ValueError, match="not implemented yet"):
-        games.get("trio-3d")
 
 
 # ------------------------------------------------------------------ simulated games
