@@ -1,19 +1,34 @@
 """trilab's command line (click): parse, validate, call one function, print.
 
-Commands (each calls one function of :mod:`trilab.analysis.studies`, which
-writes the result files; games come from :mod:`trilab.solver.registry`)::
+Each command calls one function, which checks its inputs (raising
+:class:`trilab.analysis.common.StudyError`), writes the result files and
+returns an outcome whose ``text()`` or ``to_json()`` is printed; games come
+from :mod:`trilab.solver.registry`::
 
-    trilab solve trike --size N [--method alphabeta|retrograde] [--jobs J] [--json] ...
-    trilab analyze trike --size N --position POS [--json]
+    trilab solve trike --size N [--method alphabeta|dfpn|retrograde] [--jobs J] ...
+        analysis.trike.solve.solve_trike
     trilab confirm trike --size N [--sample K] [--time-limit S] [--json]
-    trilab margins trike --size N [--remoteness] [--time-limit S] [--json]
-    trilab simulate GAME --policy P[,P...] --games G --seed S [--jobs J] [--json] ...
-    trilab board trio-board [--fortress sides|row3|general] [--json] [--out PNG]
-    trilab report [GAME] [--json]
-    trilab strength trike [--sizes 7] [--positions K | --openings --games G] --agents A,B ...
-    trilab play trike --size N [--agent mcts:N|perfect] [--as placer|mover] [--seed S]
-    trilab balance trike --sizes 2-8 --exact | --sizes 7,9,13 --agent mcts:N --games G --seed S
+        analysis.trike.confirm.confirm_trike
+    trilab margins trike --size N [--remoteness] [--keys region|whole] [--json]
+        analysis.trike.margins.margins_trike
+    trilab analyze trike --size N --position POS [--json]
+        analysis.trike.analyze.analyze_trike
     trilab move trike [--size N] [--position POS] --agent mcts:N|mcts:Ns [--seed S] [--json]
+        analysis.trike.move.trike_move
+    trilab play trike --size N [--agent mcts:N|perfect] [--as placer|mover] [--seed S]
+        analysis.trike.play.new_match, then analysis.trike.play.play
+    trilab strength trike [--sizes 7] [--positions K | --openings --games G] --agents A,B ...
+        analysis.trike.strength.strength_trike
+    trilab balance trike --sizes 2-8 --exact | --sizes 7,9,13 --agent mcts:N --games G --seed S
+        analysis.trike.balance.balance_trike
+    trilab simulate GAME --policy P[,P...] --games G --seed S [--jobs J] [--json] ...
+        analysis.simulation.simulate
+    trilab board trio-board [--fortress sides|row3|general] [--json] [--out PNG]
+        analysis.trio_board_view.board
+    trilab report GAME [--json]
+        analysis.simulation.report
+    trilab report [--json]
+        analysis.report_html.report_all
 
 Bad input is reported as one line on stderr with exit code 2 (click usage
 errors), with no traceback and no file written.  Heavy libraries are imported
@@ -137,7 +152,8 @@ def _trike_size(ctx, param, value: int) -> int:
 
 
 def _usage_error(e) -> click.UsageError:
-    """A :class:`trilab.analysis.studies.StudyError` as click's one-line usage error."""
+    """A :class:`trilab.analysis.common.StudyError` (or an input error of an
+    agent command) as click's one-line usage error."""
     if e.option:
         return click.BadParameter(str(e), param_hint=f"'{e.option}'")
     return click.UsageError(str(e))
@@ -199,15 +215,16 @@ def solve(game: str, size: int, method: str, tt_mb: float | None, win_loss_only:
     Each solved opening class is saved at once to a checkpoint beside the
     table; run the same command again after an interruption to resume.
     """
-    from trilab.analysis import studies
+    from trilab.analysis.common import StudyError
+    from trilab.analysis.trike.solve import solve_trike
 
     previous = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     try:
-        outcome = studies.solve_trike(
+        outcome = solve_trike(
             size, method, tt_mb, win_loss_only, jobs, dask_address, split, time_limit, out,
             db_out, restart, progress=_progress_bar(f"trike size {size}"),
             command=_invocation())
-    except studies.StudyError as e:
+    except StudyError as e:
         raise _usage_error(e) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
@@ -244,16 +261,16 @@ def confirm(game: str, size: int, sample: int, tt_mb: float | None, time_limit: 
     wins, a seeded sample of refuted replies.  Saved after each proof to
     size-N.confirmations.json; run again to continue.
     """
-    from trilab.analysis import studies
-    from trilab.analysis.trike import confirm as trike_confirm
+    from trilab.analysis.common import StudyError
+    from trilab.analysis.trike.confirm import ConfirmationMismatch, confirm_trike
 
     try:
-        outcome = studies.confirm_trike(size, sample, tt_mb, time_limit, out,
-                                        progress=lambda m: click.echo(m, err=True),
-                                        jobs=jobs, dask=dask_address, command=_invocation())
-    except studies.StudyError as e:
+        outcome = confirm_trike(size, sample, tt_mb, time_limit, out,
+                                progress=lambda m: click.echo(m, err=True),
+                                jobs=jobs, dask=dask_address, command=_invocation())
+    except StudyError as e:
         raise _usage_error(e) from None
-    except trike_confirm.ConfirmationMismatch as e:
+    except ConfirmationMismatch as e:
         raise click.ClickException(str(e)) from None
     click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
 
@@ -284,15 +301,15 @@ def margins(game: str, size: int, tt_mb: float | None, time_limit: float | None,
     questions "is the placer's value at least k?", cheapest first; each answer
     is saved at once to size-N.margins.json, so run again to continue.
     """
-    from trilab.analysis import studies
+    from trilab.analysis.common import StudyError
+    from trilab.analysis.trike.margins import margins_trike
 
     previous = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)  # a kill stops cleanly
     try:
-        outcome = studies.margins_trike(size, tt_mb, time_limit, out,
-                                        progress=lambda m: click.echo(m, err=True),
-                                        remoteness=remoteness, keys=keys,
-                                        command=_invocation())
-    except studies.StudyError as e:
+        outcome = margins_trike(size, tt_mb, time_limit, out,
+                                progress=lambda m: click.echo(m, err=True),
+                                remoteness=remoteness, keys=keys, command=_invocation())
+    except StudyError as e:
         raise _usage_error(e) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
@@ -428,14 +445,14 @@ def balance(game: str, sizes: list[int], exact: bool, agent_text: str | None, ga
 
     Resumable with --agent: run the same command again after an interruption.
     """
-    from trilab.analysis import studies
+    from trilab.analysis.common import StudyError
+    from trilab.analysis.trike.balance import balance_trike
 
     try:
-        outcome = studies.balance_trike(sizes, exact, agent_text, games, seed, jobs,
-                                        dask_address, out_dir,
-                                        progress=lambda m: click.echo(m, err=True),
-                                        command=_invocation())
-    except studies.StudyError as e:
+        outcome = balance_trike(sizes, exact, agent_text, games, seed, jobs, dask_address,
+                                out_dir, progress=lambda m: click.echo(m, err=True),
+                                command=_invocation())
+    except StudyError as e:
         raise _usage_error(e) from None
     click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
 
@@ -461,15 +478,15 @@ def strength(game: str, sizes: list[int], agents_text: str, positions: int, open
 
     Resumable: run the same command again after an interruption.
     """
-    from trilab.analysis import studies
+    from trilab.analysis.common import StudyError
+    from trilab.analysis.trike.strength import strength_trike
 
     agents = [a.strip() for a in agents_text.split(",") if a.strip()]
     try:
-        outcome = studies.strength_trike(sizes, agents, seed, positions, openings, games, jobs,
-                                         dask_address, out_dir,
-                                         progress=lambda m: click.echo(m, err=True),
-                                         command=_invocation())
-    except studies.StudyError as e:
+        outcome = strength_trike(sizes, agents, seed, positions, openings, games, jobs,
+                                 dask_address, out_dir, progress=lambda m: click.echo(m, err=True),
+                                 command=_invocation())
+    except StudyError as e:
         raise _usage_error(e) from None
     click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
 
@@ -500,14 +517,14 @@ def _raise_keyboard_interrupt(signum, frame):
 def analyze(game: str, size: int, position_text: str, tt_mb: float, db_path: str | None,
             as_json: bool) -> None:
     """Value of a position for the side to move and of every legal move."""
-    from trilab.analysis import studies
-    from trilab.analysis.trike import analyze as trike_analysis
+    from trilab.analysis.common import StudyError
+    from trilab.analysis.trike.analyze import analyze_trike, format_report
 
     try:
-        report = studies.analyze_trike(size, position_text, tt_mb, db_path)
-    except studies.StudyError as e:
+        report = analyze_trike(size, position_text, tt_mb, db_path)
+    except StudyError as e:
         raise _usage_error(e) from None
-    click.echo(json.dumps(report.to_json()) if as_json else trike_analysis.format_report(report))
+    click.echo(json.dumps(report.to_json()) if as_json else format_report(report))
 
 
 @cli.command()
@@ -543,7 +560,8 @@ def simulate(game: str, players: int | None, mode: str | None, teams: bool,
              dask_address: str | None, cap: int | None, chunk: int, as_json: bool,
              out: str | None) -> None:
     """Play GAME many times with the given policies; win rates per seat with 95% CIs."""
-    from trilab.analysis import studies
+    from trilab.analysis.common import StudyError
+    from trilab.analysis.simulation import simulate as simulate_game
     from trilab.solver.registry import GAMES
 
     options: dict = {"policies": [p.strip() for p in policy_text.split(",")]}
@@ -554,9 +572,9 @@ def simulate(game: str, players: int | None, mode: str | None, teams: bool,
     if cap is not None:
         options[next((k for k in GAMES[game].options if k.endswith("_cap")), "cap")] = cap
     try:
-        outcome = studies.simulate(game, options, games, seed, jobs, dask_address, chunk, out,
-                                   progress=_game_bar(game), command=_invocation())
-    except studies.StudyError as e:
+        outcome = simulate_game(game, options, games, seed, jobs, dask_address, chunk, out,
+                                progress=_game_bar(game), command=_invocation())
+    except StudyError as e:
         raise _usage_error(e) from None
     click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
 
@@ -571,11 +589,12 @@ def simulate(game: str, players: int | None, mode: str | None, teams: bool,
               help="PNG of the drawing [default: results/trio-board/board-FORTRESS.png].")
 def board(game: str, fortress: str, as_json: bool, out: str | None) -> None:
     """Print and draw the board of GAME (trio-board): cells, zones, setup, Fortresses."""
-    from trilab.analysis import studies, trio_board_view
+    from trilab.analysis import trio_board_view
+    from trilab.analysis.common import StudyError
 
     try:
         outcome = trio_board_view.board(game, fortress, out)
-    except studies.StudyError as e:
+    except StudyError as e:
         raise _usage_error(e) from None
     click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
 
@@ -595,14 +614,16 @@ def report(game: str | None, results_dir: str, out: str | None, as_json: bool) -
     """Without GAME: results/report.html, one self-contained page of every game's
     results, and the all-games first-seat-advantage figure.  With GAME: the
     overview of its simulated studies (results/GAME/summary.csv and .png)."""
-    from trilab.analysis import studies
+    from trilab.analysis.common import StudyError
+    from trilab.analysis.report_html import report_all
+    from trilab.analysis.simulation import report as report_game
 
     try:
         if game is None:
-            outcome = studies.report_all(results_dir, out, command=_invocation())
+            outcome = report_all(results_dir, out, command=_invocation())
         else:
-            outcome = studies.report(game, results_dir, command=_invocation())
-    except studies.StudyError as e:
+            outcome = report_game(game, results_dir, command=_invocation())
+    except StudyError as e:
         raise _usage_error(e) from None
     click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
 

@@ -9,7 +9,7 @@ points, with its 95% interval, read from what the studies wrote:
   opening's placer win rate minus 50%);
 * Tabula Trivium, by policy pair, and the Trio card game, by configuration:
   ``results/<game>/*.meta.json`` of ``trilab simulate`` (via
-  :func:`trilab.analysis.mc_study.collect`);
+  :func:`trilab.analysis.simulation.collect`);
 * Trio, the board game, by Fortress reading and policy
   (``results/trio-board/``, study names ``FORTRESS-POLICY``).
 """
@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from trilab.analysis.simulation import collect
 
 PANELS = ("trike", "tabula-trivium", "trio-cards", "trio-board")
 TITLES = {"trike": "Trike (no pie rule), by board side",
@@ -43,8 +44,6 @@ def trike_points(results: Path) -> pd.DataFrame:
 
 
 def simulated_points(results: Path, game: str) -> pd.DataFrame:
-    from trilab.analysis.mc_study import collect
-
     folder = results / game
     if not folder.exists():
         return pd.DataFrame()

@@ -6,6 +6,9 @@ from each table's ``.meta.json``), the key tables (pandas), the plots
 the findings in words, written from the numbers in the tables (nothing in the
 text is typed by hand, so it cannot go stale).  The page opens with the
 first-seat advantage of all games in one figure (:mod:`trilab.analysis.overview`).
+
+:func:`report_all` is ``trilab report`` without a game: it writes that figure
+(with its points as CSV and its metadata) and the page.
 """
 
 from __future__ import annotations
@@ -14,10 +17,13 @@ import base64
 import datetime as dt
 import html
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from trilab.analysis import artifacts, mc_study
+from trilab.analysis import artifacts, overview
+from trilab.analysis.common import RESULTS, StudyError
+from trilab.analysis.simulation import collect
 
 CSS = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em;
@@ -162,7 +168,7 @@ def _trike_section(results: Path) -> str:
 
 def _simulated_section(results: Path, game: str, title: str) -> str:
     folder = results / game
-    table = mc_study.collect(folder) if folder.exists() else pd.DataFrame()
+    table = collect(folder) if folder.exists() else pd.DataFrame()
     if table.empty:
         return ""
     parts = [f'<h2 id="{game}">{html.escape(title)}</h2>']
@@ -214,15 +220,56 @@ def build(results: str | Path, overview_png: Path | None) -> str:
             f"{artifacts.git_commit() or '?'} by <code>trilab report</code>; every table below "
             "was written by the command shown under it (<code>make results</code> reruns "
             "them).</p><nav>" + nav + "</nav>")
-    overview = ""
+    opening = ""
     if overview_png is not None and overview_png.exists():
-        overview = ('<h2 id="overview">First-seat advantage in every game</h2>'
+        opening = ('<h2 id="overview">First-seat advantage in every game</h2>'
                     "<p>Each point is the first seat's win rate minus its fair share "
                     "(percentage points) with its 95% interval. Trike points marked exact are "
                     "perfect play without the pie rule (the first player wins: +50 pp).</p>"
                     + _img(overview_png, "First-seat advantage in every game"))
-    body = "\n".join([head, overview] + [s for _, s in sections])
+    body = "\n".join([head, opening] + [s for _, s in sections])
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>trilab report</title><style>{CSS}</style></head><body>\n{body}\n"
             "</body></html>\n")
+
+
+# ---------------------------------------------------------------- the command
+
+
+@dataclass
+class PageOutcome:
+    """What ``trilab report`` (no game) wrote."""
+
+    points: object  # pandas DataFrame of the all-games figure
+    files: list[Path]
+
+    def to_json(self) -> list[dict]:
+        return json.loads(self.points.to_json(orient="records"))
+
+    def text(self) -> str:
+        games = ", ".join(dict.fromkeys(self.points.game)) or "no studies"
+        return f"Report of {games}. Wrote " + ", ".join(str(f) for f in self.files)
+
+
+def report_all(results_dir: str | Path = RESULTS, out: str | Path | None = None,
+               command: str | None = None) -> PageOutcome:
+    """``results/report.html`` and the all-games first-seat-advantage figure
+    (``first-seat-advantage.png``/``.csv``/``.meta.json`` beside the page)."""
+    results = Path(results_dir)
+    if not results.is_dir():
+        raise StudyError(f"no results folder {results}", "--results-dir")
+    page = Path(out) if out else results / "report.html"
+    points = overview.all_points(results)
+    files = []
+    fig_path = None
+    if not points.empty:
+        fig_path = page.parent / "first-seat-advantage.png"
+        artifacts.save_figure(fig_path, overview.plot_all_games(points))
+        artifacts.write_csv(fig_path.with_suffix(".csv"), points)
+        artifacts.write_json(fig_path.with_suffix(".meta.json"), artifacts.base_metadata(
+            command=command or artifacts.command_line(), games=sorted(set(points.game))))
+        files += [fig_path, fig_path.with_suffix(".csv"), fig_path.with_suffix(".meta.json")]
+    artifacts.write_text(page, build(results, fig_path))
+    files.append(page)
+    return PageOutcome(points, files)

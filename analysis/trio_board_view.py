@@ -1,7 +1,7 @@
 """`trilab board trio-board`: the Trio (1917) board printed, as JSON and drawn.
 
 One function, :func:`board`, validates its inputs (raising
-:class:`trilab.analysis.studies.StudyError`), draws the board of a Fortress
+:class:`trilab.analysis.common.StudyError`), draws the board of a Fortress
 reading with matplotlib into a PNG (written atomically) and returns an
 outcome whose ``text()`` is what the command prints and whose ``to_json()``
 is its ``--json`` object::
@@ -19,7 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trilab.analysis.studies import RESULTS, StudyError
+from trilab.analysis import artifacts
+from trilab.analysis.common import RESULTS, StudyError
+from trilab.solver.trio_board import board as tbb
 
 GAME = "trio-board"
 SEAT_COLOURS = ("#d1495b", "#00798c", "#edae49")
@@ -44,8 +46,6 @@ class BoardOutcome:
 
 def board_json(fortress: str) -> dict:
     """The board of a Fortress reading and its setup, in the command's JSON shape."""
-    from trilab.solver.trio_board import board as tbb
-
     g = tbb.board_graph(fortress)
     setup = tbb.initial_pieces()
     cells = []
@@ -69,8 +69,6 @@ def _token(cell: dict) -> str:
 
 def format_board(data: dict, fortress: str) -> str:
     """A picture of the setup in text, then one line per cell and per Fortress."""
-    from trilab.solver.trio_board import board as tbb
-
     g = tbb.board_graph(fortress)
     by_rc = {g.nodes[c["id"]]["rc"]: c for c in data["cells"]}
     touch = {n: f["owner"] for f in data["fortresses"] for n in f["neighbours"]}
@@ -113,8 +111,6 @@ def draw_board(fortress: str):
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch, Polygon
     from trilab.analysis.plots import plt  # the Agg backend
-    from trilab.solver.trio_board import board as tbb
-
     g = tbb.board_graph(fortress)
     setup = tbb.initial_pieces()
     fig, ax = plt.subplots(figsize=(10, 9.2))
@@ -182,13 +178,9 @@ def board(game: str = GAME, fortress: str = "sides", out: str | Path | None = No
     default ``results/trio-board/board-FORTRESS.png``)."""
     if game != GAME:
         raise StudyError(f"only {GAME} has a board view, not {game!r}", "GAME")
-    from trilab.solver.trio_board.board import FORTRESS_OPTIONS
-
-    if fortress not in FORTRESS_OPTIONS:
+    if fortress not in tbb.FORTRESS_OPTIONS:
         raise StudyError(f"unknown fortress option {fortress!r}; choose one of "
-                         f"{', '.join(FORTRESS_OPTIONS)}", "--fortress")
-    from trilab.analysis import artifacts
-
+                         f"{', '.join(tbb.FORTRESS_OPTIONS)}", "--fortress")
     data = board_json(fortress)
     path = Path(out) if out else RESULTS / GAME / f"board-{fortress}.png"
     artifacts.save_figure(path, draw_board(fortress))  # closes the figure

@@ -5,7 +5,7 @@ Run with ``make bench`` (not part of CI).  Two measurements:
 * ``--tt``: for each size, the opening study (``trike_openings.run``, one
   fresh table per class as in every real run) with tables of 1 to 2048 MiB,
   side by side in this process; the fastest is the default of that size
-  (``trilab.analysis.studies.DEFAULT_TT_MB``).  Rows go to
+  (``trilab.analysis.trike.openings.DEFAULT_TT_MB``).  Rows go to
   ``results/bench/trike-tt.csv``.
 * ``--cli``: ``trilab solve trike --size N`` as a user runs it (a new
   process: interpreter start, imports, Numba cache loads, search, files),
@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from trilab.analysis import artifacts, studies
+from trilab.analysis import artifacts
 from trilab.analysis.trike import openings as trike_openings
 from trilab.solver.trike.alphabeta import warm_up
 
@@ -47,7 +47,7 @@ def bench_tt(sizes: list[int], out: Path) -> None:
                          "commit": artifacts.git_commit(), "size": size, "tt_mb": tt,
                          "win_loss_only": win_loss_only, "nodes": study.nodes,
                          "seconds": round(secs, 3),
-                         "default": studies.default_tt_mb(size) == tt})
+                         "default": trike_openings.default_tt_mb(size) == tt})
             print(f"size {size} tt {tt:>5} MiB: {study.nodes:>13,} nodes {secs:8.2f} s",
                   flush=True)
     artifacts.append_csv(out, rows)

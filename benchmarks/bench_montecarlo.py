@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from trilab.analysis import artifacts, executors  # noqa: E402
-from trilab.analysis.montecarlo import simulate  # noqa: E402
+from trilab.analysis.simulation import run_games  # noqa: E402
 from trilab.solver.montecarlo import load_spec  # noqa: E402
 
 # (game, options, cost): a case plays games/cost engine games, reference_games/cost reference ones
@@ -56,8 +56,8 @@ def main() -> None:
         config = spec.make_config(options)
         n = max(1, args.games // cost)
         m = max(1, args.reference_games // cost)
-        simulate(spec, config, 10, args.seed)  # compile / load the cache
-        eng = simulate(spec, config, n, args.seed)
+        run_games(spec, config, 10, args.seed)  # compile / load the cache
+        eng = run_games(spec, config, n, args.seed)
         t0 = time.perf_counter()
         for g in range(m):
             spec.reference_game(args.seed, g, options)
@@ -69,9 +69,9 @@ def main() -> None:
         for jobs in (1, 2):
             ex = executors.make_executor(jobs)
             try:
-                simulate(spec, config, 4 * jobs, args.seed, executor=ex, chunk=1)
+                run_games(spec, config, 4 * jobs, args.seed, executor=ex, chunk=1)
                 t0 = time.perf_counter()
-                simulate(spec, config, n_scaling, args.seed, executor=ex,
+                run_games(spec, config, n_scaling, args.seed, executor=ex,
                                     chunk=max(1, n_scaling // 16))
                 walls[jobs] = time.perf_counter() - t0
             finally:

@@ -107,11 +107,10 @@ SIZE8_REPLIES = ((7, 18), (6, 7), (7, 12), (4, 16), (1, 13))
 
 def tt_min_moves(settings: list[int], out: Path) -> None:
     """Nodes and seconds of the same searches under each ``tt_min_moves``."""
-    from trilab.analysis.studies import default_tt_mb
-
     tasks = [(7, cls[0], -1) for cls in trike.opening_classes(7)]
     tasks += [(8, point, reply) for point, reply in SIZE8_REPLIES]
-    solvers = {size: AlphaBetaSolver(size, tt_mb=default_tt_mb(size)) for size in (7, 8)}
+    solvers = {size: AlphaBetaSolver(size, tt_mb=trike_openings.default_tt_mb(size))
+               for size in (7, 8)}
     for solver in solvers.values():
         solver.tt.array.fill(1)  # fault the pages in before timing
     totals: dict[tuple[int, int], list[float]] = {}
@@ -150,7 +149,6 @@ def algorithms(out: Path, epsilons: list[int]) -> None:
     """Alpha-beta against df-pn (one row per position and algorithm) on the
     same positions as ``tt_min_moves``, each position under each algorithm in
     turn; the answers must agree."""
-    from trilab.analysis.studies import default_tt_mb
     from trilab.solver.trike.dfpn import DfpnSolver
     from trilab.solver.trike.dfpn import warm_up as dfpn_warm_up
 
@@ -159,7 +157,7 @@ def algorithms(out: Path, epsilons: list[int]) -> None:
     tasks += [(8, point, reply) for point, reply in SIZE8_REPLIES]
     solvers = {}
     for size in (7, 8):
-        mb = default_tt_mb(size)
+        mb = trike_openings.default_tt_mb(size)
         solvers[size, "alphabeta"] = AlphaBetaSolver(size, tt_mb=mb)
         for e in epsilons:
             solvers[size, f"dfpn eps=1/{e}" if e else "dfpn eps=0"] = DfpnSolver(

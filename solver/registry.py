@@ -137,16 +137,11 @@ GAMES: dict[str, GameInfo] = {
 }
 """Every game trilab implements, by name."""
 
-PLANNED: tuple[str, ...] = ()
-"""Games of the project that are not implemented yet (named in errors)."""
-
 
 def get(name: str) -> GameInfo:
     """The registry entry of ``name``; ``ValueError`` naming the games if unknown."""
     if name in GAMES:
         return GAMES[name]
-    if name in PLANNED:
-        raise ValueError(f"{name!r} is not implemented yet; games: {', '.join(GAMES)}")
     raise ValueError(f"unknown game {name!r}; games: {', '.join(GAMES)}")
 
 

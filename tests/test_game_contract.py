@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from trilab.analysis import executors
-from trilab.analysis.montecarlo import simulate
+from trilab.analysis.simulation import run_games
 from trilab.solver import registry as games
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -108,12 +108,9 @@ def test_bad_configurations_raise_one_clear_line(name):
         assert fragment in message and "\n" not in message, message
 
 
-def test_unknown_and_planned_games_are_named(monkeypatch):
+def test_unknown_games_are_named():
     with pytest.raises(ValueError, match="unknown game 'chess'; games: trike"):
         games.get("chess")
-    monkeypatch.setattr(games, "PLANNED", ("trio-3d",))
-    with pytest.raises(ValueError, match="not implemented yet"):
-        games.get("trio-3d")
 
 
 # ------------------------------------------------------------------ simulated games
@@ -126,7 +123,7 @@ def test_engine_equals_reference_on_seeded_games(name):
         if any(p.startswith(("mcts:", "mcts-")) for p in options.get("policies", [])):
             continue  # the references have no MCTS (see GameInfo.examples)
         config = spec.make_config(options)
-        res = simulate(spec, config, REFERENCE_GAMES, seed=5, chunk=4)
+        res = run_games(spec, config, REFERENCE_GAMES, seed=5, chunk=4)
         for g in range(REFERENCE_GAMES):
             engine = (int(res.winners[g]), int(res.length[g]), int(res.reason[g]),
                       int(res.digest[g]))
@@ -138,17 +135,17 @@ def test_same_seed_same_arrays_for_any_chunking(name):
     info, spec = games.GAMES[name], _spec(name)
     config = spec.make_config(info.examples[0])
     n = 60
-    base = simulate(spec, config, n, seed=11, chunk=n)
-    variants = [simulate(spec, config, n, seed=11, chunk=c) for c in (1, 7)]
+    base = run_games(spec, config, n, seed=11, chunk=n)
+    variants = [run_games(spec, config, n, seed=11, chunk=c) for c in (1, 7)]
     pool = executors.make_executor(jobs=2)
     try:
-        variants.append(simulate(spec, config, n, seed=11, executor=pool, chunk=13))
+        variants.append(run_games(spec, config, n, seed=11, executor=pool, chunk=13))
     finally:
         pool.close()
     for v in variants:
         for field in ("winners", "length", "reason", "digest"):
             np.testing.assert_array_equal(getattr(base, field), getattr(v, field))
-    other = simulate(spec, config, n, seed=12, chunk=n)
+    other = run_games(spec, config, n, seed=12, chunk=n)
     assert not np.array_equal(base.digest, other.digest)
     assert len(set(base.digest.tolist())) > n // 2  # digests tell games apart
 
@@ -158,7 +155,7 @@ def test_outcomes_are_valid(name):
     info, spec = games.GAMES[name], _spec(name)
     for options in info.examples:
         config = spec.make_config(options)
-        res = simulate(spec, config, 200, seed=3)
+        res = run_games(spec, config, 200, seed=3)
         seats = (1 << config.n_seats) - 1
         assert ((res.winners & ~seats) == 0).all()
         assert (res.length >= 1).all()
@@ -180,7 +177,7 @@ def test_golden_games(name, regen_golden):
     data = {"seed": GOLDEN_SEED, "columns": ["winners", "length", "end_reason", "digest"],
             "configurations": {}}
     for options in info.examples:
-        res = simulate(spec, spec.make_config(options), GOLDEN_GAMES, seed=GOLDEN_SEED)
+        res = run_games(spec, spec.make_config(options), GOLDEN_GAMES, seed=GOLDEN_SEED)
         data["configurations"][_key(options)] = [
             [int(w), int(n), spec.end_reasons[r], f"{int(d):016x}"]
             for w, n, r, d in zip(res.winners, res.length, res.reason, res.digest)]

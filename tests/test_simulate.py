@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from trilab.analysis import executors, mc_study
-from trilab.analysis.montecarlo import simulate
+from trilab.analysis import executors, simulation, stats
+from trilab.analysis.simulation import run_games
 from trilab.cli import cli
 from trilab.solver import montecarlo
 
@@ -30,10 +30,10 @@ def test_dask_gives_the_serial_arrays():
     """Chunking and process pools are in the contract test; Dask is checked here once."""
     spec = montecarlo.load_spec("trio-cards")
     config = spec.make_config(GAMES["trio-cards"])
-    base = simulate(spec, config, 300, seed=11, chunk=300)
+    base = run_games(spec, config, 300, seed=11, chunk=300)
     dask = executors.make_executor(dask="local:2")
     try:
-        by_dask = simulate(spec, config, 300, seed=11, executor=dask, chunk=64)
+        by_dask = run_games(spec, config, 300, seed=11, executor=dask, chunk=64)
     finally:
         dask.close()
     for field in ("winners", "length", "reason", "digest"):
@@ -43,8 +43,8 @@ def test_dask_gives_the_serial_arrays():
 def test_statistics_are_consistent():
     spec = montecarlo.load_spec("trio-cards")
     config = spec.make_config({"players": 3, "policies": ["random"]})
-    res = simulate(spec, config, 2000, seed=3)
-    s = mc_study.summarise(spec, config, res, seed=3)
+    res = run_games(spec, config, 2000, seed=3)
+    s = simulation.summarise(spec, config, res, seed=3)
     wins = sum(x["wins"] for x in s["seats"])
     assert wins + s["draws"] + s["unfinished"] == 2000  # one winner per finished game
     for x in s["seats"]:
@@ -53,12 +53,12 @@ def test_statistics_are_consistent():
     assert s["fair_share"] == pytest.approx((2000 - s["draws"] - s["unfinished"]) / 2000 / 3)
     lo, hi = s["first_seat_advantage_ci"]
     assert lo <= s["first_seat_advantage"] <= hi
-    frame = mc_study.per_game_frame(spec, config, res)
+    frame = simulation.per_game_frame(spec, config, res)
     assert len(frame) == 2000 and frame.seat0_win.sum() == s["seats"][0]["wins"]
 
 
 def test_wilson_interval_from_scipy():
-    lo, hi = mc_study.wilson(50, 100)
+    lo, hi = stats.wilson(50, 100)
     assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
 
 

@@ -9,15 +9,17 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-from trilab.analysis import studies
-from trilab.analysis.trike import margins as trike_margins
+from trilab.analysis.common import StudyError
+from trilab.analysis.trike import margin_search
 from trilab.analysis.trike import openings as trike_openings
+from trilab.analysis.trike.margins import margins_trike
+from trilab.analysis.trike.solve import solve_trike
 from trilab.cli import cli
 
 
 def _win_loss_record(size: int, tmp_path) -> str:
     out = tmp_path / f"size-{size}.csv"
-    studies.solve_trike(size, tt_mb=4, win_loss_only=True, split="replies", out=out)
+    solve_trike(size, tt_mb=4, win_loss_only=True, split="replies", out=out)
     assert out.with_suffix(".replies.json").exists()
     return str(out)
 
@@ -25,7 +27,7 @@ def _win_loss_record(size: int, tmp_path) -> str:
 @pytest.mark.parametrize("size", [3, 4, 5, 6])
 def test_margins_and_remoteness_match_the_full_solve(size, tmp_path):
     out = _win_loss_record(size, tmp_path)
-    got = studies.margins_trike(size, tt_mb=4, out=out, remoteness=True)
+    got = margins_trike(size, tt_mb=4, out=out, remoteness=True)
     full = trike_openings.run(size, tt_mb=4).table
     want = {int(r.point): (int(r.margin), int(r.remoteness)) for r in full.itertuples()}
     assert got.stopped is None and got.rows and got.complete
@@ -62,13 +64,13 @@ def test_placer_won_class_margin_is_the_least_over_replies():
     margins = {r: 3 + (i % 3) for i, r in enumerate(reps)}  # 3, 4, 5, 3, ...
     margins[reps[-1]] = 2
     record = {r: {"placer_wins": True, "nodes": 100 - i} for i, r in enumerate(reps)}
-    state, finished = trike_margins.class_value(FakeProber(5, margins), 1, "placer", record)
+    state, finished = margin_search.class_value(FakeProber(5, margins), 1, "placer", record)
     assert finished and state.exact and state.low == 2
     # stops early: a reply of margin 1 settles the class at once
     margins[reps[0]] = 1
     prober = FakeProber(5, margins)
     record[reps[0]]["nodes"] = 0  # the cheapest, so asked first
-    state, finished = trike_margins.class_value(prober, 1, "placer", record)
+    state, finished = margin_search.class_value(prober, 1, "placer", record)
     assert finished and state.low == state.high == 1 and prober.asked == [(reps[0], 2)]
 
 
@@ -81,12 +83,12 @@ def test_mover_won_class_takes_the_replys_that_wins_by_most():
         margins[r] = 1
     record = {won: {"placer_wins": False, "nodes": 5}, lost: {"placer_wins": True, "nodes": 9}}
     prober = FakeProber(5, margins)
-    state, finished = trike_margins.class_value(prober, 0, "mover", record)
+    state, finished = margin_search.class_value(prober, 0, "mover", record)
     assert finished and state.exact and state.low == -3
     assert all(reply != lost for reply, _ in prober.asked)  # proven placer-won: not asked
     # the first pass stops after the known winning reply: a bound, not the value
     prober = FakeProber(5, margins)
-    state, finished = trike_margins.class_value(prober, 0, "mover", record,
+    state, finished = margin_search.class_value(prober, 0, "mover", record,
                                                  first_reply_only=True)
     assert finished and not state.exact and state.high == -1 and state.low == -7
     assert {reply for reply, _ in prober.asked} == {won}
@@ -94,7 +96,7 @@ def test_mover_won_class_takes_the_replys_that_wins_by_most():
 
 def test_a_stopped_run_resumes_to_the_same_answers(tmp_path, monkeypatch):
     out = _win_loss_record(5, tmp_path)
-    real = trike_margins.Prober.probe
+    real = margin_search.Prober.probe
     calls = {"n": 0}
 
     def flaky(self, point, reply, mode, k):
@@ -104,13 +106,13 @@ def test_a_stopped_run_resumes_to_the_same_answers(tmp_path, monkeypatch):
                 raise KeyboardInterrupt
         return real(self, point, reply, mode, k)
 
-    monkeypatch.setattr(trike_margins.Prober, "probe", flaky)
-    first = studies.margins_trike(5, tt_mb=4, out=out, remoteness=True)
+    monkeypatch.setattr(margin_search.Prober, "probe", flaky)
+    first = margins_trike(5, tt_mb=4, out=out, remoteness=True)
     assert first.stopped == "interrupted" and not first.complete
     saved = json.loads((tmp_path / "size-5.margins.json").read_text())["probes"]
     assert len(saved) == 5
-    monkeypatch.setattr(trike_margins.Prober, "probe", real)
-    second = studies.margins_trike(5, tt_mb=4, out=out, remoteness=True)
+    monkeypatch.setattr(margin_search.Prober, "probe", real)
+    second = margins_trike(5, tt_mb=4, out=out, remoteness=True)
     assert second.stopped is None and second.complete
     again = json.loads((tmp_path / "size-5.margins.json").read_text())["probes"]
     assert again[:5] == saved  # answers kept, none redone
@@ -126,9 +128,9 @@ def test_sigterm_stops_margins_cleanly_with_the_answers_saved(tmp_path):
     out = _win_loss_record(5, tmp_path)
     script = f"""
 import os, signal, sys
-from trilab.analysis.trike import margins as trike_margins
+from trilab.analysis.trike import margin_search
 from trilab.cli import cli
-real = trike_margins.Prober.probe
+real = margin_search.Prober.probe
 calls, fired = [0], []
 def probe(self, point, reply, mode, k):
     calls[0] += (point, reply, mode, k) not in self.known
@@ -136,7 +138,7 @@ def probe(self, point, reply, mode, k):
         fired.append(1)
         os.kill(os.getpid(), signal.SIGTERM)
     return real(self, point, reply, mode, k)
-trike_margins.Prober.probe = probe
+margin_search.Prober.probe = probe
 cli(["margins", "trike", "--size", "5", "--remoteness", "--out", {out!r}])
 """
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
@@ -170,12 +172,12 @@ def test_remoteness_values_bisect_and_take_the_least():
     values[reps[2]] = 48  # the slowest loss for the mover: the class's value
     record = {r: {"placer_wins": True, "nodes": i} for i, r in enumerate(reps)}
     prober = FakeProber(5, values)
-    state, finished = trike_margins.class_value(prober, 1, "placer", record, "remoteness")
+    state, finished = margin_search.class_value(prober, 1, "placer", record, "remoteness")
     assert finished and state.exact and state.low == 48
     assert len(prober.asked) <= 2 * 4 + len(reps)  # two bisections and a probe per reply
     assert all(47 <= k <= 59 for _, k in prober.asked)  # only values the board allows
-    rows = trike_margins.table_rows(5, [state])
-    assert rows[0]["remoteness"] == 1 + trike_margins.WIN_BASE - 48
+    rows = margin_search.table_rows(5, [state])
+    assert rows[0]["remoteness"] == 1 + margin_search.WIN_BASE - 48
 
 
 def test_exact_value_uses_fail_soft_bounds():
@@ -185,7 +187,7 @@ def test_exact_value_uses_fail_soft_bounds():
             return self.margins[reply] >= k, self.margins[reply]
 
     prober = Tight(5, {0: 37})
-    assert trike_margins.exact_value(prober, 1, 0, "remoteness", 1, 60) == 37
+    assert margin_search.exact_value(prober, 1, 0, "remoteness", 1, 60) == 37
     assert len(prober.asked) <= 2
 
 
@@ -196,8 +198,8 @@ def test_the_win_loss_table_shows_the_probed_values(tmp_path):
 
     out = _win_loss_record(5, tmp_path)
     assert pd.read_csv(out)["margin"].isna().all()
-    studies.margins_trike(5, tt_mb=4, out=out, remoteness=True)
-    studies.solve_trike(5, tt_mb=4, win_loss_only=True, split="replies", out=out)
+    margins_trike(5, tt_mb=4, out=out, remoteness=True)
+    solve_trike(5, tt_mb=4, win_loss_only=True, split="replies", out=out)
     table = pd.read_csv(out)
     full = trike_openings.run(5, tt_mb=4).table
     assert table["margin"].tolist() == full["margin"].tolist()
@@ -206,8 +208,8 @@ def test_the_win_loss_table_shows_the_probed_values(tmp_path):
 
 def test_whole_position_keys_re_prove_into_their_own_files(tmp_path):
     out = _win_loss_record(5, tmp_path)
-    region = studies.margins_trike(5, tt_mb=4, out=out, remoteness=True)
-    whole = studies.margins_trike(5, tt_mb=4, out=out, remoteness=True, keys="whole")
+    region = margins_trike(5, tt_mb=4, out=out, remoteness=True)
+    whole = margins_trike(5, tt_mb=4, out=out, remoteness=True, keys="whole")
     assert (tmp_path / "size-5.margins-whole.json").exists()
     assert [f.name for f in whole.files] == ["size-5.margins-whole.json",
                                              "size-5.margins-whole.csv",
@@ -215,5 +217,5 @@ def test_whole_position_keys_re_prove_into_their_own_files(tmp_path):
     values = ("point", "margin", "remoteness")
     assert [[r[k] for k in values] for r in whole.rows] == \
         [[r[k] for k in values] for r in region.rows]
-    with pytest.raises(studies.StudyError):
-        studies.margins_trike(5, out=out, keys="bogus")
+    with pytest.raises(StudyError):
+        margins_trike(5, out=out, keys="bogus")

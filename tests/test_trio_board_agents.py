@@ -366,17 +366,17 @@ def test_bad_mcts_policies_give_one_line(text, needle):
 
 
 def test_mcts_games_do_not_depend_on_chunking():
-    from trilab.analysis.montecarlo import simulate
+    from trilab.analysis.simulation import run_games
 
     cfg = tb.make_config({"policies": ["mcts:12", "greedy", "mcts:5"], "ply_cap": 60,
                           "lost_general": "remove"})
     n = 7
-    base = simulate(tb_game.SPEC, cfg, n, seed=21, chunk=n)
+    base = run_games(tb_game.SPEC, cfg, n, seed=21, chunk=n)
     for chunk in (1, 3):
-        other = simulate(tb_game.SPEC, cfg, n, seed=21, chunk=chunk)
+        other = run_games(tb_game.SPEC, cfg, n, seed=21, chunk=chunk)
         for field in ("winners", "length", "reason", "digest"):
             np.testing.assert_array_equal(getattr(base, field), getattr(other, field))
-    plain = simulate(tb_game.SPEC, tb.make_config({"policies": ["random", "greedy", "random"],
+    plain = run_games(tb_game.SPEC, tb.make_config({"policies": ["random", "greedy", "random"],
                                               "ply_cap": 60, "lost_general": "remove"}),
                      n, seed=21)
     assert not np.array_equal(base.digest, plain.digest)
@@ -469,11 +469,11 @@ def test_cut_greedy_playouts_score_material_and_general_distance():
 
 
 def test_mcts_greedy_games_do_not_depend_on_chunking():
-    from trilab.analysis.montecarlo import simulate
+    from trilab.analysis.simulation import run_games
 
     cfg = tb.make_config({"policies": ["mcts-greedy:10:4", "greedy", "mcts-greedy:6"],
                           "ply_cap": 50})
-    base = simulate(tb_game.SPEC, cfg, 5, seed=4, chunk=5)
-    other = simulate(tb_game.SPEC, cfg, 5, seed=4, chunk=2)
+    base = run_games(tb_game.SPEC, cfg, 5, seed=4, chunk=5)
+    other = run_games(tb_game.SPEC, cfg, 5, seed=4, chunk=2)
     np.testing.assert_array_equal(base.digest, other.digest)
     np.testing.assert_array_equal(base.winners, other.winners)

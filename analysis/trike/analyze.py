@@ -3,6 +3,7 @@
 Values come from the retrograde database of the size when one is given and
 holds the position (and its children); otherwise from the alpha-beta solver.
 All margins are from the view of the side to move at the analysed position.
+:func:`analyze_trike` is the command ``trilab analyze trike``.
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from trilab.analysis.common import RESULTS, StudyError
 from trilab.solver.trike import engine as trike
 from trilab.solver.trike.alphabeta import AlphaBetaSolver
-from trilab.solver.trike.engine import TrikePosition
+from trilab.solver.trike.engine import NotationError, TrikePosition, parse_position
 from trilab.solver.trike.retrograde import RetrogradeDatabase
 
 
@@ -98,3 +100,15 @@ def format_report(rep: PositionReport) -> str:
     for m in rep.moves:
         lines.append(f"{f'({m.row},{m.col})':>8} {m.winner:>6} {m.margin:>+6d} {m.remoteness:>10}")
     return "\n".join(lines)
+
+
+def analyze_trike(size: int, position: str, tt_mb: float = 256, db: str | Path | None = None):
+    """The value of a Trike position and of each move (a ``PositionReport``)."""
+    try:
+        pos = parse_position(position, size)
+    except NotationError as e:
+        raise StudyError(str(e), "--position") from None
+    path = Path(db) if db else RESULTS / "trike" / "db" / f"size-{size}.npz"
+    if db and not path.exists():
+        raise StudyError(f"no such database: {path}", "--db")
+    return analyze(pos, tt_mb=tt_mb, db_path=path if path.exists() else None)

@@ -24,19 +24,23 @@ Two sources, one table shape (a row per opening point, a summary per size):
 
 Rows are saved per (size, class) to ``balance-AGENT.rows.csv`` as games
 finish, so an interrupted study resumes; the same seed gives the same table
-on any executor.
+on any executor.  :func:`balance_trike` is the command ``trilab balance trike``.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from trilab.analysis import artifacts
-from trilab.analysis.trike.strength import wilson
+from trilab.analysis.common import RESULTS, StudyError, check_resume, make_executor
+from trilab.analysis.stats import wilson
 from trilab.solver import mcts
 from trilab.solver.rng import game_stream
 from trilab.solver.trike import agents as trike_arrays
@@ -119,14 +123,11 @@ def agent_class_rows(sizes: list[int], agent_text: str, seed: int, games: int, e
                  for n in sorted(sizes) for k, cls in enumerate(opening_classes(n))]
     tasks = [t for t in all_tasks if (t[0], t[3]) not in done]
     finished = len(all_tasks) - len(tasks)
-    try:
-        for _args, row in executor.run(class_games, tasks):
-            artifacts.append_csv(rows_path, [row])
-            finished += 1
-            if progress is not None:
-                progress(finished, len(all_tasks))
-    finally:
-        executor.close()
+    for _args, row in executor.run(class_games, tasks):
+        artifacts.append_csv(rows_path, [row])
+        finished += 1
+        if progress is not None:
+            progress(finished, len(all_tasks))
     return pd.read_csv(rows_path)
 
 
@@ -281,3 +282,129 @@ def plot_by_size(summaries: list[dict], title: str):
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+# ---------------------------------------------------------------- the command
+
+
+@dataclass
+class BalanceOutcome:
+    """What ``trilab balance`` computed and wrote."""
+
+    summaries: list[dict]
+    rows: object  # pandas DataFrame, one row per opening point
+    files: list[Path]
+    seconds: float
+
+    def to_json(self) -> dict:
+        return to_json(self.summaries, self.rows)
+
+    def text(self) -> str:
+        lines = []
+        for s in self.summaries:
+            best = ", ".join(f"({r},{c})" for r, c in s["best_pie_openings"][:6])
+            if len(s["best_pie_openings"]) > 6:
+                best += f" ... ({len(s['best_pie_openings'])} openings)"
+            if s["method"] == "exact":
+                lines.append(
+                    f"size {s['size']:>2} exact: placer wins {s['placer_wins']:>2}/"
+                    f"{s['openings_total']:<3} first player "
+                    f"{'wins' if s['first_player_wins_without_pie'] else 'loses'} without the "
+                    f"pie rule; with it the mover swaps the {s['placer_wins']} placer-won "
+                    f"openings; best pie openings {best}")
+            else:
+                lo, hi = s["pie_value_ci"]
+                alo, ahi = s["first_player_advantage_ci"]
+                agree = s.get("agreement_with_exact")
+                lines.append(
+                    f"size {s['size']:>2} agent: placer wins {s['placer_wins']:>3}/"
+                    f"{s['openings_total']:<3} pie value {100 * s['pie_value']:.1f}% "
+                    f"[{100 * lo:.1f}, {100 * hi:.1f}] at {best}; first-player advantage "
+                    f"{100 * s['first_player_advantage']:+.1f} pp [{100 * alo:+.1f}, "
+                    f"{100 * ahi:+.1f}]"
+                    + ("" if agree is None else f"; agrees with exact on {100 * agree:.0f}%"))
+        return "\n".join(lines) + f"\n{self.seconds:.1f} s. Wrote " + \
+            ", ".join(str(f) for f in self.files)
+
+
+def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = None,
+                  games: int = 20, seed: int = 0, jobs: int = 1, dask: str | None = None,
+                  out_dir: str | Path | None = None, progress: Callable | None = None,
+                  command: str | None = None) -> BalanceOutcome:
+    """Pie-rule balance by board size (see the module docstring):
+    from the exact opening tables (``exact``) or from agent games."""
+    if exact == (agent is not None):
+        raise StudyError("choose --exact or --agent SPEC", "--exact")
+    if not sizes:
+        raise StudyError("give at least one size", "--sizes")
+    folder = Path(out_dir) if out_dir else RESULTS / "balance"
+    tables = {}
+    for size in sizes:
+        path = RESULTS / "trike" / f"size-{size}.csv"
+        table = pd.read_csv(path) if path.exists() else None
+        complete = (table is not None and len(table) == trike.n_points(size)
+                    and table.winner.notna().all())
+        if exact:
+            if not trike.MIN_SIZE <= size <= trike.MAX_SIZE or not complete:
+                raise StudyError(f"size {size} has no complete exact table at {path}",
+                                 "--sizes")
+            tables[size] = table
+        else:
+            try:
+                trike_arrays.check_size(size)
+            except ValueError as e:
+                raise StudyError(str(e), "--sizes") from None
+            tables[size] = table if complete else None
+    if games < 1:
+        raise StudyError("games must be at least 1", "--games")
+    command = command or artifacts.command_line()
+    t0 = time.perf_counter()
+    if exact:
+        rows = pd.concat([exact_rows(n, tables[n]) for n in sizes], ignore_index=True)
+        name = "trike-exact"
+        extra = {"method": "exact", "sources": [f"results/trike/size-{n}.csv" for n in sizes]}
+        executor_text = "in process"
+    else:
+        try:
+            spec = mcts.parse_agent(agent)
+        except ValueError as e:
+            raise StudyError(str(e), "--agent") from None
+        if spec.seconds is not None:
+            raise StudyError("a balance study needs a fixed simulation count (mcts:N) so that "
+                             "the same seed gives the same table", "--agent")
+        executor = make_executor(jobs, dask)
+        executor_text = executor.describe()
+        name = f"trike-{agent.replace(':', '-')}"
+        rows_path = folder / f"{name}.rows.csv"
+        report = None if progress is None else (
+            lambda k, total: progress(f"opening classes: {k}/{total}"))
+        try:
+            check_resume(rows_path.with_suffix(".json"), {"seed": seed, "games": games})
+            class_rows = agent_class_rows(sizes, agent, seed, games, executor, rows_path,
+                                          progress=report)
+        finally:
+            executor.close()
+        rows = pd.concat([agent_rows(n, class_rows, tables[n]) for n in sizes],
+                         ignore_index=True)
+        extra = {"method": "agent", "agent": agent, "games_per_class": games,
+                 "rows": str(rows_path)}
+    summaries = [summarise(rows[rows["size"] == n].reset_index(drop=True))
+                 for n in sizes]
+    seconds = time.perf_counter() - t0
+    csv = folder / f"{name}.csv"
+    artifacts.write_csv(csv, rows)
+    artifacts.write_json(folder / f"{name}.summary.json", {"sizes": summaries})
+    artifacts.save_figure(folder / f"{name}.png", plot_maps(
+        rows, summaries, f"Trike openings, {'perfect play' if exact else agent}"))
+    artifacts.write_json(folder / f"{name}.meta.json", artifacts.base_metadata(
+        command=command, regenerate=command, seed=seed, sizes=sizes, executor=executor_text,
+        seconds_this_run=round(seconds, 3), **extra))
+    all_summaries = []
+    for path in sorted(folder.glob("trike-*.summary.json")):
+        all_summaries += json.loads(path.read_text())["sizes"]
+    by_size = folder / "trike-by-size.png"
+    artifacts.save_figure(by_size, plot_by_size(
+        all_summaries, "Trike: first-player advantage and pie value by board size"))
+    files = [csv, folder / f"{name}.summary.json", folder / f"{name}.png",
+             folder / f"{name}.meta.json", by_size]
+    return BalanceOutcome(summaries, rows, files, seconds)

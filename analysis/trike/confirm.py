@@ -18,23 +18,28 @@ existed).  Both keyings are exact, but share nothing in how positions are
 merged in the table, so a bug in either would show up as a disagreement.
 
 Results are saved after each proof in ``size-N.confirmations.json`` beside
-the table (atomic writes; a run resumes where it stopped).  A disagreement
-raises :class:`ConfirmationMismatch` at once.
+the table (atomic writes; a run resumes where it stopped; the record is read
+by :mod:`trilab.analysis.trike.size_table`, which adds what it confirmed to
+the table).  A disagreement raises :class:`ConfirmationMismatch` at once.
+:func:`confirm_trike` is the command ``trilab confirm trike``.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from trilab.analysis import artifacts
+from trilab.analysis.common import StudyError, make_executor
+from trilab.analysis.executors import SerialExecutor
+from trilab.analysis.trike import size_table
+from trilab.analysis.trike.openings import default_tt_mb, point_label, read_reply_record
 from trilab.solver.rng import PyRng
 from trilab.solver.trike import engine as trike
 from trilab.solver.trike.alphabeta import AlphaBetaSolver
 
-FORMAT = "trilab-trike-confirmations"
 WHOLE_KEY_CLASSES: dict[int, tuple[int, ...]] = {8: (12,)}
 """Opening classes (representative point) whose replies were first proven with
 whole-position keys: the size-8 centre (4,2)."""
@@ -83,30 +88,18 @@ def confirm_reply(size: int, point: int, reply: int, tt_mb: float,
             "nodes": solver.nodes, "seconds": round(time.perf_counter() - t0, 3)}
 
 
-def load(path: Path, size: int) -> dict:
-    if not path.exists():
-        return {"format": FORMAT, "size": size, "proofs": []}
-    data = json.loads(path.read_text())
-    if data.get("format") != FORMAT or data.get("size") != size:
-        raise ValueError(f"{path} is not a Trike size-{size} confirmation file")
-    return data
-
-
 def run(size: int, checkpoint: Path, out: Path, tt_mb: float, sample: int = 2,
         time_limit: float | None = None, progress: Callable[[str], None] | None = None,
         executor=None) -> dict:
     """Re-prove the planned replies not yet in ``out``; return the confirmation data.
 
-    ``executor`` (:mod:`trilab.analysis.executors`, default this process) runs
-    the proofs, longest first; each is saved as soon as it finishes.  After
-    ``time_limit`` seconds the run stops, keeping what is done (unfinished
-    proofs are redone by the next run).
+    ``executor`` (:mod:`trilab.analysis.executors`, default this process; the
+    caller closes it) runs the proofs, longest first; each is saved as soon as
+    it finishes.  After ``time_limit`` seconds the run stops, keeping what is
+    done (unfinished proofs are redone by the next run).
     """
-    from trilab.analysis.executors import SerialExecutor
-    from trilab.analysis.trike.openings import read_reply_record
-
     classes, replies = read_reply_record(checkpoint, size)
-    data = load(out, size)
+    data = size_table.load_confirmations(out, size)
     done = {(x["point"], x["reply"]) for x in data["proofs"]}
     todo = [(p, r) for p, r in plan(size, classes, replies, sample) if (p, r) not in done]
     todo.sort(key=lambda pr: -replies[pr[0]][pr[1]]["seconds"])  # longest first
@@ -121,7 +114,8 @@ def run(size: int, checkpoint: Path, out: Path, tt_mb: float, sample: int = 2,
     tasks = [(size, p, r, tt_mb, tick if serial else None) for p, r in todo]
     if progress is not None:
         progress(f"{len(todo)} proofs to redo on {executor.describe()}: "
-                 + ", ".join(f"{label(size, r)} to {label(size, p)}" for p, r in todo))
+                 + ", ".join(f"{point_label(size, r)} to {point_label(size, p)}"
+                             for p, r in todo))
     try:
         for (_, point, reply, _, _), row in executor.run(confirm_reply, tasks,
                                                          timeout=time_limit):
@@ -130,36 +124,63 @@ def run(size: int, checkpoint: Path, out: Path, tt_mb: float, sample: int = 2,
             data["proofs"].append(row)
             artifacts.write_json(out, data)
             if progress is not None:
-                progress(f"reply {label(size, reply)} to {label(size, point)}: "
+                progress(f"reply {point_label(size, reply)} to {point_label(size, point)}: "
                          f"{row['nodes']:,} nodes, {row['seconds']:.0f} s")
             if row["placer_wins"] != first:
                 raise ConfirmationMismatch(
-                    f"reply {label(size, reply)} to {label(size, point)}: first proof says the "
-                    f"placer {'wins' if first else 'loses'}, {row['keys']} keys say otherwise")
+                    f"reply {point_label(size, reply)} to {point_label(size, point)}: first "
+                    f"proof says the placer {'wins' if first else 'loses'}, {row['keys']} keys "
+                    "say otherwise")
     except TimeoutError:
         pass
-    finally:
-        executor.close()
     return data
 
 
-def label(size: int, point: int) -> str:
-    r, c = trike.point_coords(size)[point]
-    return f"({r},{c})"
+# ------------------------------------------------------------------ the command
 
 
-def status(size: int, data: dict) -> dict[int, str]:
-    """Per opening class (representative point): what has been re-proven, in words."""
-    out: dict[int, str] = {}
-    by_point: dict[int, list[dict]] = {}
-    for x in data["proofs"]:
-        by_point.setdefault(x["point"], []).append(x)
-    for point, proofs in by_point.items():
-        how = "whole-position keys" if proofs[0]["keys"] == "whole" else "region keys"
-        won = [x for x in proofs if not x["placer_wins"]]
-        if won:
-            out[point] = f"winning reply {label(size, won[0]['reply'])} re-proven ({how})"
-        else:
-            replies = ", ".join(label(size, x["reply"]) for x in proofs)
-            out[point] = f"refutations of {replies} re-proven ({how})"
-    return out
+@dataclass
+class ConfirmOutcome:
+    data: dict
+    files: list[Path]
+    planned: int
+
+    def to_json(self) -> dict:
+        return self.data
+
+    def text(self) -> str:
+        size = self.data["size"]
+        lines = [f"Trike size {size}: {len(self.data['proofs'])} of {self.planned} planned "
+                 "proofs re-done, all agreeing with the first proofs"]
+        for x in self.data["proofs"]:
+            lines.append(f"  opening {point_label(size, x['point'])}, reply "
+                         f"{point_label(size, x['reply'])}: placer "
+                         f"{'wins' if x['placer_wins'] else 'loses'} ({x['keys']} keys, "
+                         f"{x['nodes']:,} nodes, {x['seconds']:.0f} s)")
+        return "\n".join(lines + ["Wrote " + ", ".join(str(f) for f in self.files)])
+
+
+def confirm_trike(size: int, sample: int = 2, tt_mb: float | None = None,
+                  time_limit: float | None = None, out: str | Path | None = None,
+                  progress: Callable[[str], None] | None = None, jobs: int = 1,
+                  dask: str | None = None, command: str | None = None) -> ConfirmOutcome:
+    """Re-prove a reply-split run's claims with the other table keying
+    (see the module docstring); resumable, saved after each proof."""
+    paths = size_table.paths(size, out)
+    record = size_table.reply_record(size, paths)
+    if sample < 0:
+        raise StudyError("--sample must be at least 0", "--sample")
+    tt_mb = default_tt_mb(size) if tt_mb is None else tt_mb
+    executor = make_executor(jobs, dask)
+    try:  # a disagreement raises ConfirmationMismatch
+        data = run(size, record, paths["confirmations"], tt_mb, sample, time_limit, progress,
+                   executor)
+    finally:
+        executor.close()
+    meta = paths["confirmations"].with_suffix(".meta.json")
+    artifacts.write_json(meta, artifacts.base_metadata(
+        command=command or artifacts.command_line(), game="trike", size=size, sample=sample,
+        tt_mb=tt_mb, record=str(record), proofs=len(data["proofs"]),
+        cpu_seconds=round(sum(x["seconds"] for x in data["proofs"]), 1)))
+    planned = len(plan(size, *read_reply_record(record, size), sample))
+    return ConfirmOutcome(data, [paths["confirmations"], meta], planned)

@@ -39,6 +39,20 @@ SOLVER_VERSION = "alphabeta-1"  # bump when a change could alter a solved value
 SOLVER_VERSIONS = {"alphabeta": SOLVER_VERSION, "dfpn": "dfpn-1"}
 """What a checkpoint of each search method records (a run resumes only its own)."""
 PROGRESS_EVERY_SECONDS = 30.0
+DEFAULT_TT_MB: dict[int, float] = {2: 4, 3: 4, 4: 4, 5: 4, 6: 16, 7: 256, 8: 4096, 9: 4096,
+                                   10: 4096}
+"""Transposition table per worker (MiB) when ``tt_mb`` is not given, chosen by
+measurement (``benchmarks/bench_trike.py --tt``, ``results/bench/trike-tt.csv``):
+every class starts from an empty table, and zeroing a large table costs more
+than it saves on small boards (size 6: 1024 MiB took 2.5 s of search, 16 MiB
+0.55 s with the same node count).  Used by every command that searches a
+size's openings (solve, confirm, margins)."""
+
+
+def default_tt_mb(size: int) -> float:
+    """The measured transposition-table size for ``size`` (:data:`DEFAULT_TT_MB`)."""
+    return DEFAULT_TT_MB.get(size, 4096)
+
 
 _SOLVERS: dict[tuple[int, float, str], AlphaBetaSolver | DfpnSolver] = {}
 
@@ -249,7 +263,7 @@ class OpeningStudy:
             "openings": len(t),
             "symmetry_classes": int(t.symmetry_class.nunique()),
             "complete": self.complete,
-            "open_classes": [[_label_point(self.size, p) for p in c] for c in self.open_classes],
+            "open_classes": [[point_label(self.size, p) for p in c] for c in self.open_classes],
             "placer_wins": len(placer),
             "first_player_wins_without_pie": bool(len(placer)),
             "winning_openings_without_pie": [_label(r) for r in placer.itertuples()],
@@ -295,7 +309,8 @@ def _label(row) -> str:
     return f"({row.row},{row.col})"
 
 
-def _label_point(size: int, p: int) -> str:
+def point_label(size: int, p: int) -> str:
+    """A point as ``(row,col)``."""
     r, c = trike.point_coords(size)[p]
     return f"({r},{c})"
 
@@ -620,10 +635,9 @@ def run(
             bar.close()
     study = _study(size, method, classes, results, time.perf_counter() - t0, extra, win_loss_only)
     if reason is not None:
-        executor.close()
         study.extra["unfinished_work"] = ckpt.unfinished_work()
         study.extra["proven_replies"] = {
-            _label_point(size, p): {_label_point(size, r): row for r, row in v.items()}
+            point_label(size, p): {point_label(size, r): row for r, row in v.items()}
             for p, v in ckpt.replies.items() if p not in results}
         raise Interrupted(study, reason, checkpoint_path)
     return study

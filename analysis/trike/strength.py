@@ -19,7 +19,8 @@ Two studies (``trilab strength trike``):
   ``(seed, k * G + g)``.  The class *agrees* when the majority of games is won
   by the side that wins under perfect play (from ``results/trike/size-N.csv``).
 
-Shares come with 95% Wilson intervals.
+Shares come with 95% Wilson intervals (:func:`trilab.analysis.stats.wilson`).
+:func:`strength_trike` is the command ``trilab strength trike``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from trilab.analysis import artifacts
+from trilab.analysis.common import RESULTS, StudyError, check_resume, make_executor
+from trilab.analysis.stats import wilson
 from trilab.solver import mcts
 from trilab.solver.rng import PyRng, game_stream
 from trilab.solver.trike import agents as trike_arrays
@@ -148,15 +151,6 @@ def evaluate_chunk(size: int, agent_text: str, seed: int,
     return rows
 
 
-def wilson(k: int, n: int) -> tuple[float, float]:
-    from scipy.stats import binomtest
-
-    if n == 0:
-        return (float("nan"), float("nan"))
-    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=0.95, method="wilson")
-    return float(ci.low), float(ci.high)
-
-
 def move_rows(positions: list[LabelledPosition], agents: list[str], seed: int, rows_path: Path,
               executor, progress: Callable[[int], None] | None = None) -> pd.DataFrame:
     """Every agent's answer on every position, resumed from ``rows_path``."""
@@ -171,14 +165,11 @@ def move_rows(positions: list[LabelledPosition], agents: list[str], seed: int, r
         for k in range(0, len(todo), CHUNK):
             tasks.append((size, agent, seed, tuple(todo[k:k + CHUNK])))
     finished = len(done)
-    try:
-        for _args, rows in executor.run(evaluate_chunk, tasks):
-            artifacts.append_csv(rows_path, rows)
-            finished += len(rows)
-            if progress is not None:
-                progress(finished)
-    finally:
-        executor.close()
+    for _args, rows in executor.run(evaluate_chunk, tasks):
+        artifacts.append_csv(rows_path, rows)
+        finished += len(rows)
+        if progress is not None:
+            progress(finished)
     return pd.read_csv(rows_path)
 
 
@@ -270,13 +261,10 @@ def opening_rows(sizes: list[int], agent_text: str, seed: int, games: int, execu
     tasks = [(size, agent_text, seed, k, cls[0], games)
              for size in sizes for k, cls in enumerate(trike.opening_classes(size))
              if (size, k) not in done]
-    try:
-        for args, row in executor.run(opening_games, tasks):
-            artifacts.append_csv(rows_path, [{"size": args[0], **row}])
-            if progress is not None:
-                progress(1)
-    finally:
-        executor.close()
+    for args, row in executor.run(opening_games, tasks):
+        artifacts.append_csv(rows_path, [{"size": args[0], **row}])
+        if progress is not None:
+            progress(1)
     return pd.read_csv(rows_path)
 
 
@@ -327,3 +315,147 @@ def plot_openings(tables: list[pd.DataFrame]):
                  "bar colour = exact winner (red placer, blue mover)", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+# ---------------------------------------------------------------- the command
+
+
+@dataclass
+class StrengthOutcome:
+    """What ``trilab strength`` computed and wrote."""
+
+    kind: str  # "moves" or "openings"
+    table: object  # pandas DataFrame
+    files: list[Path]
+    seconds: float
+
+    def to_json(self) -> dict:
+        return {"study": self.kind, "seconds": round(self.seconds, 3),
+                "rows": json.loads(self.table.to_json(orient="records")),
+                "files": [str(f) for f in self.files]}
+
+    def text(self) -> str:
+        if self.kind == "moves":
+            cols = ["agent", "stage", "positions", "winning_move_share", "ci_low", "ci_high",
+                    "positions_with_a_losing_move", "share_there", "mean_simulations",
+                    "mean_seconds"]
+        else:
+            cols = ["size", "agent", "row", "col", "exact_winner", "games", "placer_win_rate",
+                    "ci_low", "ci_high", "agrees"]
+        with pd.option_context("display.width", 220):
+            body = self.table[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}")
+        return body + f"\n{self.seconds:.1f} s. Wrote " + ", ".join(str(f) for f in self.files)
+
+
+def _agents(texts: list[str]) -> list[str]:
+    if not texts:
+        raise StudyError("give at least one agent", "--agents")
+    for t in texts:
+        try:
+            mcts.parse_agent(t)
+        except ValueError as e:
+            raise StudyError(str(e), "--agents") from None
+    return texts
+
+
+def strength_trike(sizes: list[int], agents: list[str], seed: int = 0, positions: int = 1000,
+                   openings: bool = False, games: int = 10, jobs: int = 1,
+                   dask: str | None = None, out_dir: str | Path | None = None,
+                   tt_mb: float = 256, progress: Callable | None = None,
+                   command: str | None = None) -> StrengthOutcome:
+    """The agents against the exact solver (the two studies of the module docstring).
+
+    Without ``openings``: share of won positions of each size where each agent
+    picks a winning move (files ``trike-N-moves.*``).  With ``openings``: per
+    opening class of each size, games of the agent against itself and whether
+    their majority agrees with the exact winner (``trike-openings-AGENT.*``).
+    Both resume from their ``*.rows.csv`` (and the positions' labels) when run
+    again with the same arguments.
+    """
+    agents = _agents(agents)
+    folder = Path(out_dir) if out_dir else RESULTS / "agents"
+    for size in sizes:
+        if not trike.MIN_SIZE <= size <= trike.MAX_SIZE:
+            raise StudyError(f"size {size} is not in {trike.MIN_SIZE}..{trike.MAX_SIZE} "
+                             "(the exact solver is the reference)", "--sizes")
+    if positions < 1:
+        raise StudyError("positions must be at least 1", "--positions")
+    if games < 1:
+        raise StudyError("games must be at least 1", "--games")
+    exact_tables = {}
+    if openings:
+        if len(agents) != 1:
+            raise StudyError("--openings plays one agent against itself: give one agent",
+                             "--agents")
+        for size in sizes:
+            path = RESULTS / "trike" / f"size-{size}.csv"
+            table = pd.read_csv(path) if path.exists() else None
+            if table is None or table.winner.isna().any() or len(table) != trike.n_points(size):
+                raise StudyError(f"size {size} has no complete exact table at {path}; "
+                                 f"run `trilab solve trike --size {size}` first", "--sizes")
+            exact_tables[size] = table
+    elif len(sizes) != 1:
+        raise StudyError("the winning-move study takes one size at a time", "--sizes")
+    executor = make_executor(jobs, dask)
+    command = command or artifacts.command_line()
+    t0 = time.perf_counter()
+    try:
+        if openings:
+            agent = agents[0]
+            base = folder / f"trike-openings-{agent.replace(':', '-')}"
+            rows_path = base.with_suffix(".rows.csv")
+            check_resume(rows_path.with_suffix(".json"), {"seed": seed, "games": games})
+            total = sum(len(trike.opening_classes(s)) for s in sizes)
+            done = [0]
+
+            def class_done(k: int) -> None:
+                done[0] += k
+                if progress is not None:
+                    progress(f"opening classes: {done[0]} new of {total}")
+
+            rows = opening_rows(sizes, agent, seed, games, executor, rows_path,
+                                progress=class_done)
+            tables = [opening_table(s, agent, rows, exact_tables[s]) for s in sizes]
+            table = pd.concat(tables, ignore_index=True)
+            fig = plot_openings(tables)
+            summary = {str(s): {"classes": len(t), "agree": int(t.agrees.sum())}
+                       for s, t in zip(sizes, tables, strict=True)}
+            extra = {"study": "openings", "agent": agent, "games_per_class": games,
+                     "sizes": sizes, "agreement": summary}
+        else:
+            size = sizes[0]
+            base = folder / f"trike-{size}-moves"
+            labels = folder / f"trike-{size}-positions.json"
+
+            def labelled_one(k: int) -> None:
+                if progress is not None and (k % 50 == 0 or k == positions):
+                    progress(f"positions solved: {k}/{positions}")
+
+            try:
+                labelled = label_positions(size, positions, seed, labels, tt_mb,
+                                           progress=labelled_one)
+            except ValueError as e:
+                raise StudyError(str(e), "--seed") from None
+            rows_path = base.with_suffix(".rows.csv")
+            check_resume(rows_path.with_suffix(".json"), {"seed": seed})
+            total = positions * len(agents)
+            rows = move_rows(
+                labelled, agents, seed, rows_path, executor,
+                progress=None if progress is None else lambda k: progress(f"answers: {k}/{total}"))
+            table = summarise_moves(labelled, rows, agents)
+            fig = plot_moves(table, size)
+            extra = {"study": "winning moves", "size": size, "positions": positions,
+                     "agents": agents, "stages": [list(s) for s in STAGES],
+                     "labels": str(labels)}
+    finally:
+        executor.close()
+    seconds = time.perf_counter() - t0
+    csv = base.with_suffix(".csv")
+    meta = artifacts.base_metadata(command=command, regenerate=command, seed=seed,
+                                   seconds_this_run=round(seconds, 3),
+                                   executor=executor.describe(), rows=str(rows_path), **extra)
+    artifacts.write_csv(csv, table)
+    artifacts.save_figure(csv.with_suffix(".png"), fig)
+    artifacts.write_json(csv.with_suffix(".meta.json"), meta)
+    files = [csv, csv.with_suffix(".png"), csv.with_suffix(".meta.json"), rows_path]
+    return StrengthOutcome("openings" if openings else "moves", table, files, seconds)
