@@ -46,6 +46,7 @@ import signal
 import sys
 
 import click
+from trilab.analysis.outputs import OutputError
 
 
 class TrilabGroup(click.Group):
@@ -67,6 +68,13 @@ class TrilabGroup(click.Group):
         except click.ClickException as e:
             click.echo(f"trilab: error: {e.format_message()}", err=True)
             sys.exit(e.exit_code)
+        except OutputError as e:  # a result that cannot be written where asked
+            click.echo(f"trilab: error: {e}", err=True)
+            sys.exit(2)
+        except OSError as e:  # a full disk or a vanished folder mid-run: one line, no trace
+            where = f" ({e.filename})" if getattr(e, "filename", None) else ""
+            click.echo(f"trilab: error: {e.strerror or e}{where}", err=True)
+            sys.exit(2)
         except (click.Abort, KeyboardInterrupt):
             click.echo("trilab: interrupted", err=True)
             sys.exit(130)

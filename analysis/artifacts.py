@@ -2,7 +2,7 @@
 
 The output layer of every command:
 
-* :func:`check_output_path` runs *before any work*: it follows a symlink to
+* :func:`trilab.analysis.outputs.check_output_path` runs *before any work*: it follows a symlink to
   its target, refuses an existing path that is not a regular file (a device,
   a FIFO, a folder) and a place that cannot be written (a parent that is a
   file, a read-only folder), each with :class:`OutputError`, one line.
@@ -31,42 +31,11 @@ from importlib import metadata as _md
 from pathlib import Path
 
 import pandas as pd
+from trilab.analysis.outputs import OutputError, check_output_path
 
 PACKAGES = (
     "trilab", "numba", "numpy", "pandas", "matplotlib", "click", "scipy", "dask", "distributed",
 )
-
-
-class OutputError(Exception):
-    """An output path that cannot be written: one line for the user."""
-
-
-def _resolve(path: str | os.PathLike) -> Path:
-    """``path`` with symlinks followed (a dangling link names its target)."""
-    return Path(os.path.realpath(os.fspath(path)))
-
-
-def check_output_path(path: str | os.PathLike, folder: bool = False) -> Path:
-    """The real path ``path`` names, after checking a result can be written there.
-
-    Refuses (:class:`OutputError`) an existing path that is not a regular file
-    (or, with ``folder``, not a folder), and a place where the file or folder
-    cannot be created.  Nothing is created."""
-    given = Path(path)
-    real = _resolve(given)
-    if real.exists():
-        if folder and not real.is_dir():
-            raise OutputError(f"cannot write into {given}: it is not a folder")
-        if not folder and not real.is_file():
-            raise OutputError(f"cannot write {given}: it exists and is not a regular file")
-    ancestor = real if folder and real.exists() else real.parent
-    while not ancestor.exists():
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise OutputError(f"cannot write {given}: {ancestor} is not a folder")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise OutputError(f"cannot write {given}: {ancestor} is not writable")
-    return real
 
 
 def _umask() -> int:
@@ -100,7 +69,7 @@ class OutputSet:
     ``path`` at once (so a failure surfaces before anything is replaced);
     :meth:`commit` renames every staged file onto its target; leaving the
     ``with`` block by an exception removes the staged files instead.  The
-    targets are checked by :func:`check_output_path` first.
+    targets are checked by :func:`~trilab.analysis.outputs.check_output_path` first.
     """
 
     def __init__(self) -> None:

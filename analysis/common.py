@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from trilab.analysis import executors
+from trilab.analysis import executors, outputs
 
 RESULTS = Path("results")
 """Default results folder (relative to the working directory)."""
@@ -25,13 +25,27 @@ class StudyError(ValueError):
         self.option = option
 
 
-def make_executor(jobs: int = 1, dask: str | None = None):
+def make_executor(jobs: int = 1, dask: str | None = None, work: int | None = None):
     """:func:`trilab.analysis.executors.make_executor`, its errors as a
-    :class:`StudyError` naming ``--dask`` or ``--jobs``.  The caller closes it."""
+    :class:`StudyError` naming ``--dask`` or ``--jobs``.  ``work`` (the number
+    of tasks, when known) caps the local processes: a worker with nothing to do
+    only costs its start-up.  The caller closes it."""
+    if work is not None:
+        jobs = max(1, min(jobs, work))
     try:
         return executors.make_executor(jobs, dask)
     except executors.ExecutorError as e:
         raise StudyError(str(e), "--dask" if dask else "--jobs") from None
+
+
+def output_path(path: str | Path, option: str = "--out", folder: bool = False) -> Path:
+    """The real path a result goes to (symlinks followed), checked before any
+    work by :func:`trilab.analysis.outputs.check_output_path`; a device,
+    FIFO or folder in the way, or an unwritable place, is a :class:`StudyError`."""
+    try:
+        return outputs.check_output_path(path, folder=folder)
+    except outputs.OutputError as e:
+        raise StudyError(str(e), option) from None
 
 
 def check_resume(path: Path, params: dict) -> None:

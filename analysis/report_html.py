@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 from trilab.analysis import artifacts, overview
-from trilab.analysis.common import RESULTS, StudyError
+from trilab.analysis.common import RESULTS, StudyError, output_path
 from trilab.analysis.simulation import collect
 
 CSS = """
@@ -259,17 +259,18 @@ def report_all(results_dir: str | Path = RESULTS, out: str | Path | None = None,
     results = Path(results_dir)
     if not results.is_dir():
         raise StudyError(f"no results folder {results}", "--results-dir")
-    page = Path(out) if out else results / "report.html"
+    page = output_path(Path(out) if out else results / "report.html")
     points = overview.all_points(results)
     files = []
     fig_path = None
-    if not points.empty:
-        fig_path = page.parent / "first-seat-advantage.png"
-        artifacts.save_figure(fig_path, overview.plot_all_games(points))
-        artifacts.write_csv(fig_path.with_suffix(".csv"), points)
-        artifacts.write_json(fig_path.with_suffix(".meta.json"), artifacts.base_metadata(
-            command=command or artifacts.command_line(), games=sorted(set(points.game))))
-        files += [fig_path, fig_path.with_suffix(".csv"), fig_path.with_suffix(".meta.json")]
-    artifacts.write_text(page, build(results, fig_path))
+    with artifacts.OutputSet() as files_out:  # the page and its figure files, or none
+        if not points.empty:
+            fig_path = output_path(page.parent / "first-seat-advantage.png")
+            files_out.figure(fig_path, overview.plot_all_games(points))
+            files_out.csv(fig_path.with_suffix(".csv"), points)
+            files_out.json(fig_path.with_suffix(".meta.json"), artifacts.base_metadata(
+                command=command or artifacts.command_line(), games=sorted(set(points.game))))
+            files += [fig_path, fig_path.with_suffix(".csv"), fig_path.with_suffix(".meta.json")]
+        files_out.text(page, build(results, fig_path))
     files.append(page)
     return PageOutcome(points, files)

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from trilab.analysis import artifacts
-from trilab.analysis.common import RESULTS, StudyError, make_executor
+from trilab.analysis.common import RESULTS, StudyError, make_executor, output_path
 from trilab.analysis.executors import SerialExecutor
 from trilab.analysis.stats import wilson
 from trilab.solver import registry
@@ -322,8 +322,10 @@ def simulate(
         config = spec.make_config(options)
     except ValueError as e:
         raise StudyError(str(e)) from None
-    executor = make_executor(jobs, dask)
-    csv = Path(out) if out else RESULTS / game / f"{study_name(game, config)}.csv"
+    csv = output_path(Path(out) if out else RESULTS / game / f"{study_name(game, config)}.csv")
+    for suffix in (".parquet", ".png", ".meta.json"):
+        output_path(csv.with_suffix(suffix))
+    executor = make_executor(jobs, dask, work=-(-games // chunk))
     try:
         res = run_games(spec, config, games, seed, executor, chunk, progress=progress)
     finally:
@@ -338,11 +340,12 @@ def simulate(
     frame = per_game_frame(spec, config, res)
     fig = plot_win_rates(
         summary, f"{game} {study_name(game, config)}: {games:,} games, seed {seed}")
-    artifacts.atomic_write(csv.with_suffix(".parquet"),
-                           lambda tmp: frame.to_parquet(tmp, index=False))
-    artifacts.write_csv(csv, seat_table(config, res))
-    artifacts.save_figure(csv.with_suffix(".png"), fig)
-    artifacts.write_json(csv.with_suffix(".meta.json"), meta)
+    with artifacts.OutputSet() as files_out:  # all four, or none
+        files_out.stage(csv.with_suffix(".parquet"),
+                        lambda tmp: frame.to_parquet(tmp, index=False))
+        files_out.csv(csv, seat_table(config, res))
+        files_out.figure(csv.with_suffix(".png"), fig)
+        files_out.json(csv.with_suffix(".meta.json"), meta)
     files = [csv, csv.with_suffix(".meta.json"), csv.with_suffix(".png"),
              csv.with_suffix(".parquet")]
     return SimulateOutcome(summary, files)
@@ -374,11 +377,12 @@ def report(game: str, results_dir: str | Path = RESULTS,
     table = collect(folder)
     if table.empty:
         raise StudyError(f"no studies in {folder}; run `trilab simulate {game} ...` first")
-    out = folder / "summary.csv"
+    out = output_path(folder / "summary.csv", "--results-dir")
     fig = plot_first_seat_advantage(table, f"{game}: first-seat advantage by study")
-    artifacts.write_csv(out, table)
-    artifacts.save_figure(out.with_suffix(".png"), fig)
-    artifacts.write_json(out.with_suffix(".meta.json"), artifacts.base_metadata(
-        command=command or artifacts.command_line(), game=game, studies=len(table),
-        sources=sorted(table.study)))
+    with artifacts.OutputSet() as files_out:
+        files_out.csv(out, table)
+        files_out.figure(out.with_suffix(".png"), fig)
+        files_out.json(out.with_suffix(".meta.json"), artifacts.base_metadata(
+            command=command or artifacts.command_line(), game=game, studies=len(table),
+            sources=sorted(table.study)))
     return ReportOutcome(table, [out, out.with_suffix(".png"), out.with_suffix(".meta.json")])

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from trilab.analysis import artifacts
-from trilab.analysis.common import RESULTS, StudyError
+from trilab.analysis.common import RESULTS, StudyError, output_path
 from trilab.solver.trio_board import board as tbb
 
 GAME = "trio-board"
@@ -182,6 +182,6 @@ def board(game: str = GAME, fortress: str = "sides", out: str | Path | None = No
         raise StudyError(f"unknown fortress option {fortress!r}; choose one of "
                          f"{', '.join(tbb.FORTRESS_OPTIONS)}", "--fortress")
     data = board_json(fortress)
-    path = Path(out) if out else RESULTS / GAME / f"board-{fortress}.png"
+    path = output_path(Path(out) if out else RESULTS / GAME / f"board-{fortress}.png")
     artifacts.save_figure(path, draw_board(fortress))  # closes the figure
     return BoardOutcome(fortress, data, [path])

@@ -55,22 +55,26 @@ def test_time_limited_rerun_keeps_the_complete_table(tmp_path):
 
 
 def test_interrupted_rerun_keeps_the_complete_table(tmp_path):
-    """SIGINT during a rerun over a complete table: the table stays byte for byte."""
-    out = tmp_path / "size-6.csv"
-    assert run("solve", "trike", "--size", 6, "--out", out).exit_code == 0
+    """SIGINT during a rerun over the complete size-7 table: it stays byte for byte."""
+    import shutil
+    import signal
+    import time
+
+    for suffix in (".csv", ".meta.json", ".png"):
+        shutil.copy(ROOT / "results" / "trike" / f"size-7{suffix}", tmp_path)
+    out = tmp_path / "size-7.csv"
     before = snapshot(tmp_path)
-    proc = subprocess.Popen([sys.executable, "-m", "trilab.cli", "solve", "trike", "--size", "6",
-                             "--out", str(out), "--restart", "--tt-mb", "1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        proc.wait(timeout=3)  # normally still running: interrupt it
-    except subprocess.TimeoutExpired:
-        proc.send_signal(2)
+    proc = subprocess.Popen([sys.executable, "-m", "trilab.cli", "solve", "trike", "--size", "7",
+                             "--out", str(out), "--tt-mb", "64"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    time.sleep(4)
+    proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
-    assert "Traceback" not in err
+    assert proc.returncode == 130 and "Traceback" not in err, err
     after = snapshot(tmp_path)
-    for name in ("size-6.csv", "size-6.meta.json", "size-6.png"):
+    for name in ("size-7.csv", "size-7.meta.json", "size-7.png"):
         assert after[name] == before[name], name
+    assert "is kept" in err and (tmp_path / "size-7.partial.csv").exists()
 
 
 # ------------------------------------------------------------------ 2. special files at --out
@@ -94,7 +98,7 @@ def test_symlink_at_out_is_followed(tmp_path):
     link = tmp_path / "size-3.csv"
     link.symlink_to(target)
     assert run("solve", "trike", "--size", 3, "--out", link).exit_code == 0
-    assert link.is_symlink() and target.read_text().startswith("row,")
+    assert link.is_symlink() and target.read_text().startswith("point,row,")
     assert (target.parent / "size-3.meta.json").exists()
 
 
@@ -157,19 +161,20 @@ def test_out_under_a_file_is_refused_before_work(tmp_path):
 
 
 def test_failure_while_writing_leaves_nothing_half_written(tmp_path, monkeypatch):
-    """A write that fails midway (a full disk) leaves no file of the set."""
+    """A write that fails midway (a full disk on the figure, the third of four
+    files) leaves no file of the set and no temporary file."""
     from trilab.analysis import artifacts
 
-    real = artifacts.save_figure
+    def full_disk(self, path, fig):
+        def fail(tmp):
+            raise OSError(28, "No space left on device")
 
-    def full_disk(path, fig):
-        raise OSError(28, "No space left on device")
+        return self.stage(path, fail)
 
-    monkeypatch.setattr(artifacts, "save_figure", full_disk)
+    monkeypatch.setattr(artifacts.OutputSet, "figure", full_disk)
     res = run("simulate", "trio-cards", "--games", 10, "--out", tmp_path / "t.csv")
     assert_refused(res, "No space left")
-    assert not any(p for p in tmp_path.iterdir()), list(tmp_path.iterdir())
-    monkeypatch.setattr(artifacts, "save_figure", real)
+    assert not any(tmp_path.iterdir()), list(tmp_path.iterdir())
 
 
 # ------------------------------------------------------------------ 6. huge ranges
@@ -193,16 +198,16 @@ def test_huge_ranges_are_refused_at_once(tmp_path, args):
 def test_damaged_db_is_named(tmp_path):
     text = tmp_path / "text.npz"
     text.write_text("not a database")
-    res = run("analyze", "trike", "--size", 4, "--position", "4:b.../...", "--db", text)
+    res = run("analyze", "trike", "--size", 4, "--position", "B/../.../....", "--db", text)
     assert_refused(res, "text.npz")
     good = tmp_path / "size-4.npz"
     assert run("solve", "trike", "--size", 4, "--method", "retrograde", "--out",
                tmp_path / "t.csv", "--db", good).exit_code == 0
     cut = tmp_path / "cut.npz"
     cut.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
-    res = run("analyze", "trike", "--size", 4, "--position", "4:b.../...", "--db", cut)
+    res = run("analyze", "trike", "--size", 4, "--position", "B/../.../....", "--db", cut)
     assert_refused(res, "cut.npz")
-    res = run("analyze", "trike", "--size", 5, "--position", "5:b..../....", "--db", good)
+    res = run("analyze", "trike", "--size", 5, "--position", "B/../.../..../.....", "--db", good)
     assert_refused(res, "size 4")
 
 

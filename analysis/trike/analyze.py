@@ -15,7 +15,7 @@ from trilab.analysis.common import RESULTS, StudyError
 from trilab.solver.trike import engine as trike
 from trilab.solver.trike.alphabeta import AlphaBetaSolver
 from trilab.solver.trike.engine import NotationError, TrikePosition, parse_position
-from trilab.solver.trike.retrograde import RetrogradeDatabase
+from trilab.solver.trike.retrograde import DatabaseError, RetrogradeDatabase
 
 
 @dataclass
@@ -54,13 +54,14 @@ def _other(colour: str) -> str:
     return "w" if colour == "b" else "b"
 
 
-def analyze(pos: TrikePosition, tt_mb: float = 256, db_path: Path | None = None) -> PositionReport:
-    """Solve ``pos`` and each move from it."""
+def analyze(pos: TrikePosition, tt_mb: float = 256,
+            database: RetrogradeDatabase | None = None) -> PositionReport:
+    """Solve ``pos`` and each move from it (looked up in ``database`` when it holds them)."""
     children = [(d, pos.play(d)) for d in pos.legal_moves()]
     values = None
     source = "search"
-    if db_path is not None:
-        db = RetrogradeDatabase.load(db_path)
+    if database is not None:
+        db = database
         if db.size == pos.size:
             found = [db.lookup(p) for p in [pos] + [c for _, c in children]]
             if all(f is not None for f in found):
@@ -111,4 +112,10 @@ def analyze_trike(size: int, position: str, tt_mb: float = 256, db: str | Path |
     path = Path(db) if db else RESULTS / "trike" / "db" / f"size-{size}.npz"
     if db and not path.exists():
         raise StudyError(f"no such database: {path}", "--db")
-    return analyze(pos, tt_mb=tt_mb, db_path=path if path.exists() else None)
+    database = None
+    if path.exists():
+        try:
+            database = RetrogradeDatabase.load(path, size)
+        except DatabaseError as e:
+            raise StudyError(str(e), "--db") from None
+    return analyze(pos, tt_mb=tt_mb, database=database)

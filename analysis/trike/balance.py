@@ -39,7 +39,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from trilab.analysis import artifacts
-from trilab.analysis.common import RESULTS, StudyError, check_resume, make_executor
+from trilab.analysis.common import (
+    RESULTS,
+    StudyError,
+    check_resume,
+    make_executor,
+    output_path,
+)
 from trilab.analysis.stats import wilson
 from trilab.solver import mcts
 from trilab.solver.rng import game_stream
@@ -337,7 +343,8 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
         raise StudyError("choose --exact or --agent SPEC", "--exact")
     if not sizes:
         raise StudyError("give at least one size", "--sizes")
-    folder = Path(out_dir) if out_dir else RESULTS / "balance"
+    folder = output_path(Path(out_dir) if out_dir else RESULTS / "balance", "--out-dir",
+                         folder=True)
     tables = {}
     for size in sizes:
         path = RESULTS / "trike" / f"size-{size}.csv"
@@ -372,7 +379,8 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
         if spec.seconds is not None:
             raise StudyError("a balance study needs a fixed simulation count (mcts:N) so that "
                              "the same seed gives the same table", "--agent")
-        executor = make_executor(jobs, dask)
+        executor = make_executor(jobs, dask,
+                                 work=sum(len(trike.opening_classes(n)) for n in sizes))
         executor_text = executor.describe()
         name = f"trike-{agent.replace(':', '-')}"
         rows_path = folder / f"{name}.rows.csv"
@@ -392,19 +400,22 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
                  for n in sizes]
     seconds = time.perf_counter() - t0
     csv = folder / f"{name}.csv"
-    artifacts.write_csv(csv, rows)
-    artifacts.write_json(folder / f"{name}.summary.json", {"sizes": summaries})
-    artifacts.save_figure(folder / f"{name}.png", plot_maps(
-        rows, summaries, f"Trike openings, {'perfect play' if exact else agent}"))
-    artifacts.write_json(folder / f"{name}.meta.json", artifacts.base_metadata(
-        command=command, regenerate=command, seed=seed, sizes=sizes, executor=executor_text,
-        seconds_this_run=round(seconds, 3), **extra))
-    all_summaries = []
-    for path in sorted(folder.glob("trike-*.summary.json")):
-        all_summaries += json.loads(path.read_text())["sizes"]
+    summary_path = folder / f"{name}.summary.json"
+    all_summaries = []  # every study's sizes (this one's as just computed), by file name
+    for path in sorted({*folder.glob("trike-*.summary.json"), summary_path}):
+        all_summaries += (summaries if path == summary_path
+                          else json.loads(path.read_text())["sizes"])
     by_size = folder / "trike-by-size.png"
-    artifacts.save_figure(by_size, plot_by_size(
-        all_summaries, "Trike: first-player advantage and pie value by board size"))
+    with artifacts.OutputSet() as out:  # the study's four files and the figure, or none
+        out.csv(csv, rows)
+        out.json(summary_path, {"sizes": summaries})
+        out.figure(folder / f"{name}.png", plot_maps(
+            rows, summaries, f"Trike openings, {'perfect play' if exact else agent}"))
+        out.json(folder / f"{name}.meta.json", artifacts.base_metadata(
+            command=command, regenerate=command, seed=seed, sizes=sizes,
+            executor=executor_text, seconds_this_run=round(seconds, 3), **extra))
+        out.figure(by_size, plot_by_size(
+            all_summaries, "Trike: first-player advantage and pie value by board size"))
     files = [csv, folder / f"{name}.summary.json", folder / f"{name}.png",
              folder / f"{name}.meta.json", by_size]
     return BalanceOutcome(summaries, rows, files, seconds)

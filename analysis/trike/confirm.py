@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from trilab.analysis import artifacts
-from trilab.analysis.common import StudyError, make_executor
+from trilab.analysis.common import StudyError, make_executor, output_path
 from trilab.analysis.executors import SerialExecutor
 from trilab.analysis.trike import size_table
 from trilab.analysis.trike.openings import default_tt_mb, point_label, read_reply_record
@@ -166,7 +166,7 @@ def confirm_trike(size: int, sample: int = 2, tt_mb: float | None = None,
                   dask: str | None = None, command: str | None = None) -> ConfirmOutcome:
     """Re-prove a reply-split run's claims with the other table keying
     (see the module docstring); resumable, saved after each proof."""
-    paths = size_table.paths(size, out)
+    paths = size_table.paths(size, output_path(size_table.paths(size, out)["csv"]))
     record = size_table.reply_record(size, paths)
     if sample < 0:
         raise StudyError("--sample must be at least 0", "--sample")

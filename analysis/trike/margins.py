@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 from trilab.analysis import artifacts
-from trilab.analysis.common import StudyError
+from trilab.analysis.common import StudyError, output_path
 from trilab.analysis.trike import margin_search, size_table
 from trilab.analysis.trike.openings import default_tt_mb
 
@@ -69,7 +69,7 @@ def margins_trike(size: int, tt_mb: float | None = None, time_limit: float | Non
     resumable, saved after each probe.  Ctrl-C stops it like the time limit,
     keeping every answer.  ``keys="whole"`` re-proves with whole-position
     table keys into ``size-N.margins-whole.*`` (a second code path)."""
-    paths = size_table.paths(size, out)
+    paths = size_table.paths(size, output_path(size_table.paths(size, out)["csv"]))
     record = size_table.reply_record(size, paths)
     if keys not in ("region", "whole"):
         raise StudyError(f"unknown keys {keys!r}: region or whole", "--keys")
@@ -93,12 +93,13 @@ def margins_trike(size: int, tt_mb: float | None = None, time_limit: float | Non
     outcome = MarginsOutcome(size, rows, [], stopped)
     table = probes.with_suffix(".csv")
     meta = probes.with_suffix(".meta.json")
-    artifacts.write_csv(table, pd.DataFrame(rows))
-    artifacts.write_json(meta, artifacts.base_metadata(
-        command=command or artifacts.command_line(), game="trike", size=size, tt_mb=tt_mb,
-        record=str(record), modes=list(modes), keys=keys, complete=outcome.complete,
-        stopped=stopped,
-        seconds_this_run=round(time.perf_counter() - t0, 1),
-        cpu_seconds=round(sum(r["seconds"] for r in rows), 1)))
+    with artifacts.OutputSet() as files_out:  # the table and its metadata, or neither
+        files_out.csv(table, pd.DataFrame(rows))
+        files_out.json(meta, artifacts.base_metadata(
+            command=command or artifacts.command_line(), game="trike", size=size, tt_mb=tt_mb,
+            record=str(record), modes=list(modes), keys=keys, complete=outcome.complete,
+            stopped=stopped,
+            seconds_this_run=round(time.perf_counter() - t0, 1),
+            cpu_seconds=round(sum(r["seconds"] for r in rows), 1)))
     outcome.files = [probes, table, meta]
     return outcome

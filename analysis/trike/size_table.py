@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 from trilab.analysis import artifacts
 from trilab.analysis.common import RESULTS, StudyError
 from trilab.analysis.trike import margin_search
@@ -129,7 +130,36 @@ def write(study: OpeningStudy, paths: dict[str, Path], tt_mb: float,
         method=study.method, tt_mb=tt_mb, win_loss_only=study.win_loss_only,
         complete=study.complete, nodes=study.nodes, seconds=round(study.seconds, 3),
         summary=study.summary(), **study.extra)
-    artifacts.write_csv(paths["csv"], full)
-    artifacts.save_figure(paths["png"], plots.trike_opening_map(full, study.size))
-    artifacts.write_json(paths["meta"], meta)
+    with artifacts.OutputSet() as out:  # all three, or none
+        out.csv(paths["csv"], full)
+        out.figure(paths["png"], plots.trike_opening_map(full, study.size))
+        out.json(paths["meta"], meta)
     return [paths["csv"], paths["meta"], paths["png"]]
+
+
+def partial_paths(table_paths: dict[str, Path]) -> dict[str, Path]:
+    """Where a stopped run writes its table when a more complete one is in place:
+    ``size-N.partial.csv`` (and ``.partial.meta.json``, ``.partial.png``) beside it."""
+    csv = table_paths["csv"]
+    partial = csv.with_name(f"{csv.stem}.partial{csv.suffix}")
+    return {**table_paths, "csv": partial, "meta": partial.with_suffix(".meta.json"),
+            "png": partial.with_suffix(".png")}
+
+
+def keeps_existing(study: OpeningStudy, table_paths: dict[str, Path]) -> bool:
+    """Whether the table in place is more complete than what ``study`` holds
+    (then the study's table is written beside it, see :func:`partial_paths`):
+    a stopped run never replaces a complete table, nor one with more classes."""
+    if study.complete or not table_paths["csv"].exists():
+        return False
+    try:
+        meta = json.loads(table_paths["meta"].read_text())
+    except (OSError, ValueError):
+        meta = {}
+    if meta.get("complete"):
+        return True
+    try:
+        rows_there = len(pd.read_csv(table_paths["csv"]))
+    except (OSError, ValueError):
+        return False
+    return rows_there > len(study.table)

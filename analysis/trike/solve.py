@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from trilab.analysis import artifacts
-from trilab.analysis.common import RESULTS, StudyError, make_executor
+from trilab.analysis.common import RESULTS, StudyError, make_executor, output_path
 from trilab.analysis.trike import openings, size_table
 from trilab.analysis.trike.openings import OpeningStudy
 from trilab.solver.trike import engine as trike
@@ -95,10 +95,11 @@ def solve_trike(
     tt_mb = openings.default_tt_mb(size) if tt_mb is None else tt_mb
     if method == "dfpn" and out is None:  # its own table: never resumes an alpha-beta run
         out = RESULTS / "trike" / "dfpn" / f"size-{size}.csv"
-    paths = size_table.paths(size, out)
+    paths = size_table.paths(size, output_path(size_table.paths(size, out)["csv"]))
     db_path = None
     if method == "retrograde":
-        db_path = Path(db) if db else RESULTS / "trike" / "db" / f"size-{size}.npz"
+        db_path = output_path(db if db else RESULTS / "trike" / "db" / f"size-{size}.npz",
+                              "--db")
     if restart:
         openings.Checkpoint.discard(paths["checkpoint"])
     elif paths["replies"].exists() and not paths["checkpoint"].exists():
@@ -111,7 +112,9 @@ def solve_trike(
     except openings.CheckpointError as e:
         raise StudyError(str(e)) from None
     del ckpt  # read again by the run; opened here only to report damage early
-    executor = make_executor(jobs, dask)
+    classes = len(trike.opening_classes(size))
+    executor = make_executor(jobs, dask, work=None if split == "replies" or size >= 8
+                             else classes)
     stopped = None
     try:
         study = openings.run(
@@ -127,7 +130,12 @@ def solve_trike(
         raise StudyError(str(e)) from None
     finally:
         executor.close()
-    files = size_table.write(study, paths, tt_mb, command)
+    kept = size_table.keeps_existing(study, paths)
+    table_paths = size_table.partial_paths(paths) if kept else paths
+    try:
+        files = size_table.write(study, table_paths, tt_mb, command)
+    except artifacts.OutputError as e:
+        raise StudyError(str(e), "--out") from None
     if db_path is not None:
         files.append(db_path)
     if stopped is None:
@@ -138,7 +146,11 @@ def solve_trike(
         paths["checkpoint"].unlink(missing_ok=True)  # the table records a complete run
         return SolveOutcome(study, files)
     done = study.table.symmetry_class.nunique()
+    saved = (f"are saved in {paths['checkpoint']}" if paths["checkpoint"].exists()
+             else "are proven (nothing to save yet)")
+    where = (f"the complete table in {paths['csv']} is kept; the partial one is in "
+             f"{table_paths['csv']}" if kept else f"the partial table is in {paths['csv']}")
     message = (f"trilab: {stopped}: {done} of {done + len(study.open_classes)} opening classes "
-               f"are saved in {paths['checkpoint']}; the partial table is in {paths['csv']}. "
-               "Run the same command to resume.")
-    return SolveOutcome(study, files, stopped, message, paths["checkpoint"])
+               f"{saved}; {where}. Run the same command to resume.")
+    return SolveOutcome(study, files, stopped, message,
+                        paths["checkpoint"] if paths["checkpoint"].exists() else None)

@@ -34,7 +34,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from trilab.analysis import artifacts
-from trilab.analysis.common import RESULTS, StudyError, check_resume, make_executor
+from trilab.analysis.common import (
+    RESULTS,
+    StudyError,
+    check_resume,
+    make_executor,
+    output_path,
+)
 from trilab.analysis.stats import wilson
 from trilab.solver import mcts
 from trilab.solver.rng import PyRng, game_stream
@@ -373,7 +379,8 @@ def strength_trike(sizes: list[int], agents: list[str], seed: int = 0, positions
     again with the same arguments.
     """
     agents = _agents(agents)
-    folder = Path(out_dir) if out_dir else RESULTS / "agents"
+    folder = output_path(Path(out_dir) if out_dir else RESULTS / "agents", "--out-dir",
+                         folder=True)
     for size in sizes:
         if not trike.MIN_SIZE <= size <= trike.MAX_SIZE:
             raise StudyError(f"size {size} is not in {trike.MIN_SIZE}..{trike.MAX_SIZE} "
@@ -445,7 +452,7 @@ def strength_trike(sizes: list[int], agents: list[str], seed: int = 0, positions
             table = summarise_moves(labelled, rows, agents)
             fig = plot_moves(table, size)
             extra = {"study": "winning moves", "size": size, "positions": positions,
-                     "agents": agents, "stages": [list(s) for s in STAGES],
+                     "agents": agents, "stages": [list(s) for s in stages_for(size)],
                      "labels": str(labels)}
     finally:
         executor.close()
@@ -454,8 +461,9 @@ def strength_trike(sizes: list[int], agents: list[str], seed: int = 0, positions
     meta = artifacts.base_metadata(command=command, regenerate=command, seed=seed,
                                    seconds_this_run=round(seconds, 3),
                                    executor=executor.describe(), rows=str(rows_path), **extra)
-    artifacts.write_csv(csv, table)
-    artifacts.save_figure(csv.with_suffix(".png"), fig)
-    artifacts.write_json(csv.with_suffix(".meta.json"), meta)
+    with artifacts.OutputSet() as out:  # all three, or none
+        out.csv(csv, table)
+        out.figure(csv.with_suffix(".png"), fig)
+        out.json(csv.with_suffix(".meta.json"), meta)
     files = [csv, csv.with_suffix(".png"), csv.with_suffix(".meta.json"), rows_path]
     return StrengthOutcome("openings" if openings else "moves", table, files, seconds)

@@ -1,0 +1,44 @@
+"""Where results may be written: the check every command makes before any work.
+
+Light to import (``os`` and ``pathlib`` only), so the command line can catch
+:class:`OutputError` without loading pandas.  The writing itself (temporary
+files renamed into place, all the files of a result or none) is
+:mod:`trilab.analysis.artifacts`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+class OutputError(Exception):
+    """An output path that cannot be written: one line for the user."""
+
+
+def _resolve(path: str | os.PathLike) -> Path:
+    """``path`` with symlinks followed (a dangling link names its target)."""
+    return Path(os.path.realpath(os.fspath(path)))
+
+
+def check_output_path(path: str | os.PathLike, folder: bool = False) -> Path:
+    """The real path ``path`` names, after checking a result can be written there.
+
+    Refuses (:class:`OutputError`) an existing path that is not a regular file
+    (or, with ``folder``, not a folder), and a place where the file or folder
+    cannot be created.  Nothing is created."""
+    given = Path(path)
+    real = _resolve(given)
+    if real.exists():
+        if folder and not real.is_dir():
+            raise OutputError(f"cannot write into {given}: it is not a folder")
+        if not folder and not real.is_file():
+            raise OutputError(f"cannot write {given}: it exists and is not a regular file")
+    ancestor = real if folder and real.exists() else real.parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise OutputError(f"cannot write {given}: {ancestor} is not a folder")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise OutputError(f"cannot write {given}: {ancestor} is not writable")
+    return real
