@@ -40,6 +40,7 @@ from __future__ import annotations
 import gc
 import json
 import math
+import os
 import re
 import shlex
 import signal
@@ -113,6 +114,22 @@ class Seconds(click.ParamType):
 
 
 SECONDS = Seconds()
+
+
+def _memory_mib() -> float:
+    """This machine's physical memory in MiB (a large number where unknown)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, AttributeError):
+        return float(1 << 20)
+
+
+def _tt_mb(ctx, param, value: float | None) -> float | None:
+    """A transposition table that fits in this machine's memory (per worker)."""
+    if value is not None and value > 0.9 * _memory_mib():
+        raise click.BadParameter(f"{value:g} MiB does not fit in this machine's "
+                                 f"{_memory_mib():,.0f} MiB of memory")
+    return value
 
 
 def _game(kind: str):
@@ -193,6 +210,7 @@ def cli() -> None:
               help="Alpha-beta search; proof-number search (win/loss only, its table goes to "
                    "results/trike/dfpn/); or a strong solution by tiers (sizes 2..7).")
 @click.option("--tt-mb", type=click.FloatRange(min=1, max=1 << 20), default=None,
+              callback=_tt_mb,
               help="Transposition table size in MiB (per worker) [default: measured per size, "
                    "16 for size 6, 256 for 7, 4096 from 8].")
 @click.option("--win-loss-only", is_flag=True,
@@ -250,6 +268,7 @@ def solve(game: str, size: int, method: str, tt_mb: float | None, win_loss_only:
 @click.option("--sample", type=click.IntRange(min=0), default=2, show_default=True,
               help="Refuted replies re-proven per opening class the placer wins.")
 @click.option("--tt-mb", type=click.FloatRange(min=1, max=1 << 20), default=None,
+              callback=_tt_mb,
               help="Transposition table size in MiB [default: measured per size].")
 @click.option("--time-limit", type=SECONDS, default=None,
               metavar="SECONDS", help="Stop after this long, keeping what is re-proven.")
@@ -287,6 +306,7 @@ def confirm(game: str, size: int, sample: int, tt_mb: float | None, time_limit: 
 @click.argument("game", callback=_game("solvable"))
 @click.option("--size", type=int, required=True, callback=_trike_size, help="Board side.")
 @click.option("--tt-mb", type=click.FloatRange(min=1, max=1 << 20), default=None,
+              callback=_tt_mb,
               help="Transposition table size in MiB [default: measured per size].")
 @click.option("--time-limit", type=SECONDS, default=None,
               metavar="SECONDS", help="Stop after this long, keeping every answer.")
@@ -517,7 +537,8 @@ def _raise_keyboard_interrupt(signum, frame):
 @click.option("--size", type=int, required=True, callback=_trike_size, help="Board side, 2..10.")
 @click.option("--position", "position_text", required=True,
               help="Rows from the apex joined by '/': '.' empty, b/w checkers, pawn upper case.")
-@click.option("--tt-mb", type=click.FloatRange(min=1, max=65536), default=256, show_default=True,
+@click.option("--tt-mb", type=click.FloatRange(min=1, max=65536), default=256,
+              callback=_tt_mb, show_default=True,
               help="Transposition table size in MiB (when searching).")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
               help="Retrograde database [default: results/trike/db/size-N.npz if present].")

@@ -279,3 +279,9 @@ def test_stop_message_names_only_files_that_exist(tmp_path):
         word = word.strip(".,;()")
         if word.endswith(".json") or word.endswith(".csv"):
             assert Path(word).exists(), word
+
+
+def test_a_table_larger_than_memory_is_refused(tmp_path):
+    res = run("solve", "trike", "--size", 3, "--tt-mb", 1_000_000, "--out", tmp_path / "t.csv")
+    assert_refused(res, "--tt-mb", "memory")
+    assert not any(tmp_path.iterdir())
