@@ -22,7 +22,8 @@ def _resolve(path: str | os.PathLike) -> Path:
 
 
 def check_output_path(path: str | os.PathLike, folder: bool = False) -> Path:
-    """The real path ``path`` names, after checking a result can be written there.
+    """The path to write for ``path`` (its target if it is a symlink), after
+    checking a result can be written there.
 
     Refuses (:class:`OutputError`) an existing path that is not a regular file
     (or, with ``folder``, not a folder), and a place where the file or folder
@@ -41,4 +42,6 @@ def check_output_path(path: str | os.PathLike, folder: bool = False) -> Path:
         raise OutputError(f"cannot write {given}: {ancestor} is not a folder")
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise OutputError(f"cannot write {given}: {ancestor} is not writable")
-    return real
+    # a symlink is followed (renaming onto it would replace the link); any other
+    # path is kept as given, so messages show what the user typed
+    return real if given.is_symlink() else given

@@ -263,14 +263,14 @@ def report_all(results_dir: str | Path = RESULTS, out: str | Path | None = None,
     points = overview.all_points(results)
     files = []
     fig_path = None
-    with artifacts.OutputSet() as files_out:  # the page and its figure files, or none
-        if not points.empty:
-            fig_path = output_path(page.parent / "first-seat-advantage.png")
+    if not points.empty:
+        fig_path = output_path(page.parent / "first-seat-advantage.png")
+        with artifacts.OutputSet() as files_out:  # the figure's three files, or none
             files_out.figure(fig_path, overview.plot_all_games(points))
             files_out.csv(fig_path.with_suffix(".csv"), points)
             files_out.json(fig_path.with_suffix(".meta.json"), artifacts.base_metadata(
                 command=command or artifacts.command_line(), games=sorted(set(points.game))))
-            files += [fig_path, fig_path.with_suffix(".csv"), fig_path.with_suffix(".meta.json")]
-        files_out.text(page, build(results, fig_path))
+        files += [fig_path, fig_path.with_suffix(".csv"), fig_path.with_suffix(".meta.json")]
+    artifacts.write_text(page, build(results, fig_path))  # embeds the figure written above
     files.append(page)
     return PageOutcome(points, files)
