@@ -80,14 +80,26 @@ def test_interrupted_rerun_keeps_the_complete_table(tmp_path):
 # ------------------------------------------------------------------ 2. special files at --out
 
 
-def test_fifo_at_out_is_refused(tmp_path):
+# every command that writes a result, with the option naming where
+WRITERS = [
+    (("solve", "trike", "--size", 3), "--out"),
+    (("confirm", "trike", "--size", 3), "--out"),
+    (("margins", "trike", "--size", 3), "--out"),
+    (("simulate", "trio-cards", "--games", 10), "--out"),
+    (("board", "trio-board"), "--out"),
+    (("report",), "--out"),
+    (("balance", "trike", "--sizes", "2-4", "--exact"), "--out-dir"),
+    (("strength", "trike", "--sizes", 4, "--agents", "mcts:10", "--positions", 2), "--out-dir"),
+]
+WRITER_IDS = [w[0][0] for w in WRITERS]
+
+
+@pytest.mark.parametrize("args, option", WRITERS, ids=WRITER_IDS)
+def test_fifo_at_out_is_refused(tmp_path, args, option):
     fifo = tmp_path / "table.csv"
     os.mkfifo(fifo)
-    res = run("solve", "trike", "--size", 3, "--out", fifo)
-    assert_refused(res, "not a regular file")
-    assert fifo.is_fifo() and sorted(p.name for p in tmp_path.iterdir()) == ["table.csv"]
-    res = run("simulate", "trio-cards", "--games", 10, "--out", fifo)
-    assert_refused(res, "not a regular file")
+    res = run(*args, option, fifo)
+    assert_refused(res, "not a")
     assert fifo.is_fifo() and sorted(p.name for p in tmp_path.iterdir()) == ["table.csv"]
 
 
@@ -148,15 +160,12 @@ def test_largest_seed_is_accepted(tmp_path):
 # ------------------------------------------------------------------ 5. unwritable outputs
 
 
-def test_out_under_a_file_is_refused_before_work(tmp_path):
+@pytest.mark.parametrize("args, option", WRITERS, ids=WRITER_IDS)
+def test_out_under_a_file_is_refused_before_work(tmp_path, args, option):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    res = run("solve", "trike", "--size", 4, "--out", blocker / "size-4.csv")
-    assert_refused(res, "cannot write")
-    res = run("simulate", "trio-cards", "--games", 10, "--out", blocker / "t.csv")
-    assert_refused(res, "cannot write")
-    res = run("balance", "trike", "--sizes", "2-4", "--exact", "--out-dir", blocker / "b")
-    assert_refused(res, "cannot write")
+    res = run(*args, option, blocker / "inside" / "t.csv")
+    assert_refused(res, "cannot write", "is not a folder")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
