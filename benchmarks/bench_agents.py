@@ -4,7 +4,7 @@ In this one process, one core, after a warm-up that compiles or loads the
 kernels:
 
 * **playouts**: uniformly random games from the empty board (no pie rule) per
-  board side, by the Numba array engine (``trike_arrays.playouts``), next to
+  board side, by the Numba array engine (``trike_agents.playouts``), next to
   the pure-Python reference playing the same kind of games
   (``trike_reference``), and the ratio;
 * **MCTS**: simulations per second of one search of ``--simulations``
@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 from trilab.analysis import artifacts  # noqa: E402
 from trilab.solver import mcts  # noqa: E402
 from trilab.solver.rng import game_stream  # noqa: E402
-from trilab.solver.trike import agents as trike_arrays  # noqa: E402
+from trilab.solver.trike import agents as trike_agents  # noqa: E402
 from trilab.solver.trike import reference as ref  # noqa: E402
 
 TARGET_PLAYOUTS = {7: 1_000_000, 13: 400_000}
@@ -60,13 +60,13 @@ def reference_playouts(size: int, n: int, seed: int) -> float:
 
 
 def engine_playouts(size: int, seconds: float, seed: int) -> tuple[float, int]:
-    t = trike_arrays.tables(size)
-    start = trike_arrays.new_state(size, pie=False)
-    trike_arrays.playouts(t, start, np.uint64(seed), 0, 100)  # compile / load
+    t = trike_agents.tables(size)
+    start = trike_agents.new_state(size, pie=False)
+    trike_agents.playouts(t, start, np.uint64(seed), 0, 100)  # compile / load
     n = 10_000
     while True:
         t0 = time.perf_counter()
-        trike_arrays.playouts(t, start, np.uint64(seed), 0, n)
+        trike_agents.playouts(t, start, np.uint64(seed), 0, n)
         dt_ = time.perf_counter() - t0
         if dt_ >= seconds:
             return n / dt_, n
@@ -76,9 +76,9 @@ def engine_playouts(size: int, seconds: float, seed: int) -> tuple[float, int]:
 def midgame_state(size: int, seed: int) -> np.ndarray:
     """The opening and ``size // 2`` random plies (early enough not to be proven at once)."""
     rnd = random.Random(seed)
-    state = trike_arrays.new_state(size, pie=False)
-    game = trike_arrays.agent_game(size)
-    game.apply(state, rnd.randrange(trike_arrays.n_points(size)))
+    state = trike_agents.new_state(size, pie=False)
+    game = trike_agents.agent_game(size)
+    game.apply(state, rnd.randrange(trike_agents.n_points(size)))
     for _ in range(size // 2):
         moves = game.legal(state)
         if not moves:
@@ -88,7 +88,7 @@ def midgame_state(size: int, seed: int) -> np.ndarray:
 
 
 def mcts_rate(size: int, state: np.ndarray, sims: int, seed: int) -> tuple[float, int]:
-    game = trike_arrays.agent_game(size)
+    game = trike_agents.agent_game(size)
     spec = mcts.AgentSpec(simulations=sims)
     game.search(state, mcts.AgentSpec(simulations=1000), game_stream(np.uint64(seed), 0))
     res = game.search(state, spec, game_stream(np.uint64(seed), np.uint64(1)))
@@ -125,7 +125,7 @@ def main() -> None:
               f"{rate / ref_rate:7,.0f}x)" + (f"  target {target:,}" if target else ""),
               flush=True)
     for size in args.mcts_sizes:
-        for start, state in (("empty board", trike_arrays.new_state(size, pie=False)),
+        for start, state in (("empty board", trike_agents.new_state(size, pie=False)),
                              (f"{size // 2 + 1} plies in", midgame_state(size, args.seed))):
             rate, n = mcts_rate(size, state, args.simulations, args.seed)
             target = TARGET_SIMULATIONS.get(size)

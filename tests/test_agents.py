@@ -10,12 +10,12 @@ import pytest
 from numba import types
 from trilab.solver import game_api, mcts
 from trilab.solver.rng import PyRng, game_stream
-from trilab.solver.trike import agents as trike_arrays
+from trilab.solver.trike import agents as trike_agents
 from trilab.solver.trike import engine as trike
 from trilab.solver.trike import reference as ref
 from trilab.solver.trike.alphabeta import AlphaBetaSolver
 
-SIZES = range(trike_arrays.MIN_SIZE, trike_arrays.MAX_SIZE + 1)
+SIZES = range(trike_agents.MIN_SIZE, trike_agents.MAX_SIZE + 1)
 
 
 def _stream(seed: int, game: int = 0) -> np.ndarray:
@@ -24,27 +24,27 @@ def _stream(seed: int, game: int = 0) -> np.ndarray:
 
 def _reference_board(game, state) -> tuple[dict, tuple[int, int]]:
     """The reference's board and pawn for an engine state (seat 0 = ``b`` before a swap)."""
-    size = trike_arrays.size_of(state)
+    size = trike_agents.size_of(state)
     coords = trike.point_coords(size)
-    black, white = trike_arrays.black_points(state)
+    black, white = trike_agents.black_points(state)
     board = {}
     for p, cell in enumerate(coords):
         if black >> p & 1:
             board[cell] = "b"
         elif white >> p & 1:
             board[cell] = "w"
-    return board, coords[trike_arrays.pawn_point(state)]
+    return board, coords[trike_agents.pawn_point(state)]
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_array_engine_matches_reference_move_by_move(size):
     """Whole random games (with and without a pie swap): at every ply the legal
     moves, the seat to move, the end and the winner agree with the reference."""
-    game = trike_arrays.agent_game(size)
+    game = trike_agents.agent_game(size)
     coords = trike.point_coords(size)
     rnd = random.Random(size)
     for g in range(12):
-        state = trike_arrays.new_state(size, pie=g % 2 == 0)
+        state = trike_agents.new_state(size, pie=g % 2 == 0)
         assert game.seat(state) == 0
         assert game.legal(state) == list(range(len(coords)))
         game.apply(state, rnd.randrange(len(coords)))
@@ -77,18 +77,18 @@ def test_array_engine_matches_reference_move_by_move(size):
 
 @pytest.mark.parametrize("size", [2, 3, 7, 13, 19])
 def test_playout_ends_a_legal_game_with_the_reference_winner(size):
-    game = trike_arrays.agent_game(size)
+    game = trike_agents.agent_game(size)
     for g in range(20):
-        state = trike_arrays.new_state(size, pie=g % 2 == 0)
+        state = trike_agents.new_state(size, pie=g % 2 == 0)
         plies, rewards = game.playout(state, _stream(7, g))
         assert plies >= 1
         assert game.legal(state) == []
         board, pawn = _reference_board(game, state)
         assert ref.trapped(size, board, pawn)
-        assert len(board) == int(state[trike_arrays.S_COUNT])
+        assert len(board) == int(state[trike_agents.S_COUNT])
         assert sorted(rewards) == [0.0, 1.0]
         assert rewards == game.rewards(state)
-        again = trike_arrays.new_state(size, pie=g % 2 == 0)
+        again = trike_agents.new_state(size, pie=g % 2 == 0)
         assert game.playout(again, _stream(7, g)) == (plies, rewards)
         assert np.array_equal(again, state)
 
@@ -98,13 +98,13 @@ def test_bit_scan_playout_equals_walking_the_rays(size):
     """The playout reads reaches from the line words; replaying its random draws
     (same stream, in pure Python) over the mailbox's ray walk (``legal``, the
     pie swap last) gives the same game: same final state, line words included."""
-    game = trike_arrays.agent_game(size)
+    game = trike_agents.agent_game(size)
     for g in range(10):
         pie = g % 3 == 0
-        fast = trike_arrays.new_state(size, pie=pie)
+        fast = trike_agents.new_state(size, pie=pie)
         plies, _ = game.playout(fast, _stream(21, g))
         stream = PyRng(21, g)
-        slow = trike_arrays.new_state(size, pie=pie)
+        slow = trike_agents.new_state(size, pie=pie)
         game.apply(slow, stream.below(trike.n_points(size)))
         count = 1
         while actions := game.legal(slow):
@@ -112,17 +112,17 @@ def test_bit_scan_playout_equals_walking_the_rays(size):
             count += 1
         assert count == plies
         assert np.array_equal(fast, slow)
-        pos = trike.TrikePosition(size, *trike_arrays.black_points(slow),
-                                  trike_arrays.pawn_point(slow))
-        assert np.array_equal(trike_arrays.from_position(pos, pie=pie)[:len(slow)][
-            trike_arrays.S_CELLS:], slow[trike_arrays.S_CELLS:])
+        pos = trike.TrikePosition(size, *trike_agents.black_points(slow),
+                                  trike_agents.pawn_point(slow))
+        assert np.array_equal(trike_agents.from_position(pos, pie=pie)[:len(slow)][
+            trike_agents.S_CELLS:], slow[trike_agents.S_CELLS:])
 
 
 def test_playouts_kernel_agrees_with_single_playouts():
     size = 6
-    game = trike_arrays.agent_game(size)
-    start = trike_arrays.new_state(size, pie=False)
-    winners = trike_arrays.playouts(trike_arrays.tables(size), start, np.uint64(3), 10, 30)
+    game = trike_agents.agent_game(size)
+    start = trike_agents.new_state(size, pie=False)
+    winners = trike_agents.playouts(trike_agents.tables(size), start, np.uint64(3), 10, 30)
     for i, w in enumerate(winners):
         state = start.copy()
         _, rewards = game.playout(state, _stream(3, 10 + i))
@@ -131,16 +131,16 @@ def test_playouts_kernel_agrees_with_single_playouts():
 
 def test_from_position_round_trips_notation():
     pos = trike.parse_position("b/.w/B..")
-    state = trike_arrays.from_position(pos, pie=False)
-    assert trike_arrays.black_points(state) == (pos.black, pos.white)
-    assert trike_arrays.pawn_point(state) == pos.pawn
-    assert sorted(trike_arrays.legal_points(state)) == sorted(pos.legal_moves())
+    state = trike_agents.from_position(pos, pie=False)
+    assert trike_agents.black_points(state) == (pos.black, pos.white)
+    assert trike_agents.pawn_point(state) == pos.pawn
+    assert sorted(trike_agents.legal_points(state)) == sorted(pos.legal_moves())
 
 
 @pytest.mark.parametrize("bad", [1, 20, True, 2.0])
 def test_array_engine_rejects_bad_sizes(bad):
     with pytest.raises(ValueError, match="not in 2..19"):
-        trike_arrays.check_size(bad)
+        trike_agents.check_size(bad)
 
 
 # ---------------------------------------------------------------- MCTS on Trike
@@ -163,8 +163,8 @@ def test_mcts_solver_proves_small_boards_like_brute_force(size, pie):
     rule the first player wins iff some opening is a placer win (brute-force
     minimax); with it the first player always loses (the second player swaps
     a winning opening or plays on against a losing one)."""
-    game = trike_arrays.agent_game(size)
-    res = game.search(trike_arrays.new_state(size, pie=pie), mcts.AgentSpec(simulations=200_000),
+    game = trike_agents.agent_game(size)
+    res = game.search(trike_agents.new_state(size, pie=pie), mcts.AgentSpec(simulations=200_000),
                       _stream(1))
     assert res.proven
     first_player_wins = _placer_wins_some_opening(size) and not pie
@@ -193,16 +193,16 @@ def test_mcts_picks_winning_moves_on_size_6():
             pos = pos.play(rnd.choice(moves))
         if pos.is_terminal() or not solver.is_win(pos):
             continue
-        state = trike_arrays.from_position(pos, pie=False)
-        res = trike_arrays.agent_game(6).search(state, mcts.AgentSpec(simulations=2000),
+        state = trike_agents.from_position(pos, pie=False)
+        res = trike_agents.agent_game(6).search(state, mcts.AgentSpec(simulations=2000),
                                                 _stream(5, checked))
         assert res.action in _winning_moves(solver, pos), pos.to_notation()
         checked += 1
 
 
 def test_mcts_is_reproducible_and_uses_its_stream():
-    game = trike_arrays.agent_game(7)
-    state = trike_arrays.new_state(7)
+    game = trike_agents.agent_game(7)
+    state = trike_agents.new_state(7)
     spec = mcts.AgentSpec(simulations=3000)
     a = game.search(state, spec, _stream(11))
     b = game.search(state, spec, _stream(11))
@@ -211,21 +211,21 @@ def test_mcts_is_reproducible_and_uses_its_stream():
     assert [x.visits for x in c.children] != [x.visits for x in a.children]
     assert a.simulations == 3000
     assert sum(x.visits for x in a.children) == 3000  # every simulation enters a child
-    assert np.array_equal(state, trike_arrays.new_state(7))  # the root is not changed
+    assert np.array_equal(state, trike_agents.new_state(7))  # the root is not changed
 
 
 def test_mcts_time_budget_stops():
-    game = trike_arrays.agent_game(9)
-    res = game.search(trike_arrays.new_state(9), mcts.AgentSpec(seconds=0.05), _stream(1))
+    game = trike_agents.agent_game(9)
+    res = game.search(trike_agents.new_state(9), mcts.AgentSpec(seconds=0.05), _stream(1))
     assert res.simulations > 0
     assert 0.05 <= res.seconds < 2.0
 
 
 def test_mcts_on_a_finished_game_raises():
     pos = trike.parse_position("B/bw")  # the pawn's neighbours are all taken
-    state = trike_arrays.from_position(pos, pie=False)
+    state = trike_agents.from_position(pos, pie=False)
     with pytest.raises(ValueError, match="over"):
-        trike_arrays.agent_game(2).search(state, mcts.AgentSpec(simulations=10), _stream(1))
+        trike_agents.agent_game(2).search(state, mcts.AgentSpec(simulations=10), _stream(1))
 
 
 def _root_choice_by_hand(tree: mcts.Tree) -> int:
@@ -282,8 +282,8 @@ def test_root_choice_is_the_stated_rule_on_random_trees():
 def test_search_turn_plays_the_search_move():
     """``search_turn`` on reused buffers (``new_work``; a tree left by an earlier
     search) plays ``AgentGame.search``'s move with the same stream and tree size."""
-    game = trike_arrays.agent_game(6)
-    state = trike_arrays.new_state(6)
+    game = trike_agents.agent_game(6)
+    state = trike_agents.new_state(6)
     nodes = mcts.loop_tree_capacity(200, game.max_actions)
     work = mcts.new_work(game.tables, len(state), 2, nodes, game.max_actions,
                          game.playout_scratch, mcts.MAX_PATH)
@@ -302,9 +302,9 @@ def test_search_turn_plays_the_search_move():
 def test_mcts_short_path_buffer_keeps_searching():
     """A search deeper than its path buffer evaluates the deepest node by a
     playout instead of writing past the buffer."""
-    game = trike_arrays.agent_game(6)
+    game = trike_agents.agent_game(6)
     tree = mcts.new_tree(2, 100_000)
-    root = trike_arrays.new_state(6, pie=False)
+    root = trike_agents.new_state(6, pie=False)
     scratch = mcts.Scratch(state=np.empty_like(root), actions=np.empty(64, dtype=np.int64),
                            playout=np.empty(64, dtype=np.int64),
                            rewards=np.zeros(2), path=np.empty(3, dtype=np.int64))
@@ -315,8 +315,8 @@ def test_mcts_short_path_buffer_keeps_searching():
 
 
 def test_mcts_full_tree_keeps_searching():
-    game = trike_arrays.agent_game(5)
-    res = game.search(trike_arrays.new_state(5, pie=False), mcts.AgentSpec(simulations=5000),
+    game = trike_agents.agent_game(5)
+    res = game.search(trike_agents.new_state(5, pie=False), mcts.AgentSpec(simulations=5000),
                       _stream(2), max_nodes=200)
     assert res.nodes <= 200
     assert res.simulations == 5000

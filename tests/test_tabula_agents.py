@@ -1,4 +1,4 @@
-"""Tabula Trivium's agent kernels (solver.tabula_trivium_agents) and the mcts:N policy.
+"""Tabula Trivium's agent kernels (trilab.solver.tabula_trivium.agents) and the mcts:N policy.
 
 The kernels against the engine's turn lists and the pure-Python reference:
 legal turns, the position after each one, end rules and rewards on whole

@@ -1,4 +1,4 @@
-"""Trio (1917) board game's agent kernels (solver.trio_board_agents) and the mcts:N policy.
+"""Trio (1917) board game's agent kernels (trilab.solver.trio_board.agents) and the mcts:N policy.
 
 The kernels against the engine's move lists and the pure-Python reference:
 legal actions (with the explicit pass), the state after each action, end

@@ -49,7 +49,7 @@ from trilab.analysis.common import (
 from trilab.analysis.stats import wilson
 from trilab.solver import mcts
 from trilab.solver.rng import game_stream
-from trilab.solver.trike import agents as trike_arrays
+from trilab.solver.trike import agents as trike_agents
 from trilab.solver.trike import engine as trike
 
 
@@ -104,12 +104,12 @@ def class_games(size: int, agent_text: str, seed: int, klass: int, point: int,
                 games: int) -> dict:
     """One task: ``games`` agent-vs-itself games from one opening, no swap."""
     agent = mcts.parse_agent(agent_text)
-    game = trike_arrays.agent_game(size)
+    game = trike_agents.agent_game(size)
     placer_wins = 0
     plies = 0
     for g in range(games):
         stream = game_stream(np.uint64(seed), np.uint64(size << 32 | klass << 16 | g))
-        state = trike_arrays.new_state(size, pie=False)
+        state = trike_agents.new_state(size, pie=False)
         game.apply(state, point)
         while game.legal(state):
             game.apply(state, game.search(state, agent, stream).action)
@@ -358,7 +358,7 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
             tables[size] = table
         else:
             try:
-                trike_arrays.check_size(size)
+                trike_agents.check_size(size)
             except ValueError as e:
                 raise StudyError(str(e), "--sizes") from None
             tables[size] = table if complete else None

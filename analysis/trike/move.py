@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from trilab.solver import mcts
 from trilab.solver.rng import game_stream
-from trilab.solver.trike import agents as trike_arrays
+from trilab.solver.trike import agents as trike_agents
 from trilab.solver.trike import engine as trike
 
 
@@ -90,22 +90,22 @@ def trike_move(size: int | None, position: str | None, agent_text: str, seed: in
         raise AgentInputError(str(e), "--agent") from None
     if position:
         try:
-            pos = trike.parse_position(position, size, max_size=trike_arrays.MAX_SIZE)
+            pos = trike.parse_position(position, size, max_size=trike_agents.MAX_SIZE)
         except trike.NotationError as e:
             raise AgentInputError(str(e), "--position") from None
         size = pos.size
-        state = trike_arrays.from_position(pos, pie)
+        state = trike_agents.from_position(pos, pie)
         to_move = pos.to_move
     else:
         if size is None:
             raise AgentInputError("give --size (the empty board) or --position", "--size")
         try:
-            trike_arrays.check_size(size)
+            trike_agents.check_size(size)
         except ValueError as e:
             raise AgentInputError(str(e), "--size") from None
-        state = trike_arrays.new_state(size, pie)
+        state = trike_agents.new_state(size, pie)
         to_move = "b"
-    game = trike_arrays.agent_game(size)
+    game = trike_agents.agent_game(size)
     if not game.legal(state):
         raise AgentInputError("the game is over in this position: the pawn is trapped",
                               "--position")

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from trilab.solver import mcts
 from trilab.solver.rng import game_stream
-from trilab.solver.trike import agents as trike_arrays
+from trilab.solver.trike import agents as trike_agents
 from trilab.solver.trike import engine as trike
 
 PERFECT_MAX_SIZE = 7
@@ -54,8 +54,8 @@ class TrikeMatch:
     history: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.state = trike_arrays.new_state(self.size, self.pie)
-        self.game = trike_arrays.agent_game(self.size)
+        self.state = trike_agents.new_state(self.size, self.pie)
+        self.game = trike_agents.agent_game(self.size)
         self._solver = None
         self._agent = None if self.opponent == "perfect" else mcts.parse_agent(self.opponent)
 
@@ -69,7 +69,7 @@ class TrikeMatch:
         return self.game.seat(self.state)
 
     def colour_of_seat(self, seat: int) -> str:
-        b_seat = int(self.state[trike_arrays.S_B_SEAT])
+        b_seat = int(self.state[trike_agents.S_B_SEAT])
         return "b" if seat == b_seat else "w"
 
     def over(self) -> bool:
@@ -122,7 +122,7 @@ class TrikeMatch:
         return f"{r},{c}"
 
     def play(self, action: int) -> None:
-        colour = "b" if int(self.state[trike_arrays.S_COUNT]) % 2 == 0 else "w"
+        colour = "b" if int(self.state[trike_agents.S_COUNT]) % 2 == 0 else "w"
         self.history.append(self.describe(action))
         self.game.apply(self.state, action)
         if action == self.swap_action:
@@ -175,7 +175,7 @@ class TrikeMatch:
         scores = {"b": sum(pos.black >> p & 1 for p in cells),
                   "w": sum(pos.white >> p & 1 for p in cells)}
         colour = "b" if scores["b"] > scores["w"] else "w"
-        b_seat = int(self.state[trike_arrays.S_B_SEAT])
+        b_seat = int(self.state[trike_agents.S_B_SEAT])
         seat = b_seat if colour == "b" else 1 - b_seat
         return scores, colour, seat
 
@@ -193,7 +193,7 @@ def new_match(size: int, opponent: str, as_seat: str = "placer", seed: int = 0,
               pie: bool = True) -> TrikeMatch:
     """Validate the options (one-line :class:`PlayInputError`) and set up a game."""
     try:
-        trike_arrays.check_size(size)
+        trike_agents.check_size(size)
     except ValueError as e:
         raise PlayInputError(str(e), "--size") from None
     if opponent == "perfect":

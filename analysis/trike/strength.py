@@ -44,7 +44,7 @@ from trilab.analysis.common import (
 from trilab.analysis.stats import wilson
 from trilab.solver import mcts
 from trilab.solver.rng import PyRng, game_stream
-from trilab.solver.trike import agents as trike_arrays
+from trilab.solver.trike import agents as trike_agents
 from trilab.solver.trike import engine as trike
 
 STAGES: tuple[tuple[str, int, int], ...] = (("early", 2, 4), ("middle", 5, 8), ("late", 9, 28))
@@ -145,11 +145,11 @@ def evaluate_chunk(size: int, agent_text: str, seed: int,
                    items: tuple[tuple[int, str], ...]) -> list[dict]:
     """One task: the agent's move in each ``(index, notation)`` (stream ``(seed, index)``)."""
     agent = mcts.parse_agent(agent_text)
-    game = trike_arrays.agent_game(size)
+    game = trike_agents.agent_game(size)
     rows = []
     for index, notation in items:
         pos = trike.parse_position(notation, size)
-        res = game.search(trike_arrays.from_position(pos, pie=False), agent,
+        res = game.search(trike_agents.from_position(pos, pie=False), agent,
                           game_stream(np.uint64(seed), np.uint64(index)))
         rows.append({"agent": agent_text, "index": index, "move": res.action,
                      "simulations": res.simulations, "seconds": round(res.seconds, 5),
@@ -242,13 +242,13 @@ def opening_games(size: int, agent_text: str, seed: int, klass: int, point: int,
                   games: int) -> dict:
     """One task: ``games`` agent-vs-agent games from one opening, no swap."""
     agent = mcts.parse_agent(agent_text)
-    game = trike_arrays.agent_game(size)
+    game = trike_agents.agent_game(size)
     placer_wins = 0
     plies = 0
     t0 = time.perf_counter()
     for g in range(games):
         stream = game_stream(np.uint64(seed), np.uint64(klass * games + g))
-        state = trike_arrays.new_state(size, pie=False)
+        state = trike_agents.new_state(size, pie=False)
         game.apply(state, point)
         while game.legal(state):
             res = game.search(state, agent, stream)

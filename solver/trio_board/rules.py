@@ -606,7 +606,7 @@ def choose(policy: str, pieces: Pieces, seat: int, fortress: str, seed: int, gam
     searches through :mod:`trilab.solver.trio_board.agents`: ``agent_game().search``.)"""
     if parse_policy(policy) not in POLICY_CODES:
         raise ValueError(f"choose plays random or greedy, not {policy!r}: search with "
-                         "trio_board_agents.agent_game().search")
+                         "trio_board.agents.agent_game().search")
     state = new_state(pieces)
     mfrom, mto = _move_list(state, seat, fortress)
     if len(mfrom) == 0:
