@@ -1,0 +1,76 @@
+"""The compile notice and the warm-up's stamp (trilab.solver.compiled), without compiling."""
+
+from __future__ import annotations
+
+import io
+
+from trilab.solver import compiled
+
+
+def _fake_compile(calls):
+    def compile_game(game):
+        calls.append(game)
+        return 0.0
+    return compile_game
+
+
+def test_notice_once_then_silent(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    calls: list[str] = []
+    monkeypatch.setattr(compiled, "compile_game", _fake_compile(calls))
+    assert not compiled.is_warm("trio-cards")
+    err = io.StringIO()
+    compiled.ensure_compiled("trio-cards", stream=err)
+    assert err.getvalue().startswith("trilab: compiling the Trio card game engine (first run only")
+    assert calls == ["trio-cards"] and compiled.is_warm("trio-cards")
+    err = io.StringIO()
+    compiled.ensure_compiled("trio-cards", stream=err)
+    assert err.getvalue() == "" and calls == ["trio-cards"]
+    assert not compiled.is_warm("trike")  # per game
+
+
+def test_key_follows_what_numba_checks(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "a"))
+    key = compiled.cache_key("tabula-trivium")
+    assert compiled.cache_key("tabula-trivium") == key
+    sources = {f.name for f in compiled.kernel_sources("tabula-trivium")}
+    assert {"game.py", "policies.py", "rules.py", "agents.py", "mcts.py"} <= sources
+    assert "reference.py" not in sources  # no kernels: editing it compiles nothing
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "b"))
+    assert compiled.cache_key("tabula-trivium") != key  # another cache folder
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "a"))
+    monkeypatch.setattr(compiled, "_numba_version", lambda: "0.0.0")
+    assert compiled.cache_key("tabula-trivium") != key  # another Numba
+
+
+def test_edited_module_is_cold(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(compiled, "compile_game", _fake_compile([]))
+    src = compiled.SOLVER / "trio_cards" / "edited.py"  # never written: only its stat is read
+    stats = iter([(5.0, 100), (5.0, 100), (5.0, 100), (6.0, 100), (5.0, 101)])
+
+    class Stat:
+        def __init__(self):
+            self.st_mtime, self.st_size = next(stats)
+
+    class Source(type(src)):
+        def stat(self):
+            return Stat()
+
+    monkeypatch.setattr(compiled, "kernel_sources", lambda game: [Source(src)])
+    compiled.ensure_compiled("trio-cards", stream=io.StringIO())  # 2 keys: check, record
+    assert compiled.is_warm("trio-cards")
+    assert not compiled.is_warm("trio-cards")  # touched
+    assert not compiled.is_warm("trio-cards")  # edited
+
+
+def test_warm_up_is_a_no_op_when_warm(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    calls: list[str] = []
+    monkeypatch.setattr(compiled, "compile_game", _fake_compile(calls))
+    out = io.StringIO()
+    assert set(compiled.warm_up(jobs=1, out=out)) == set(compiled.ORDER)
+    out = io.StringIO()
+    assert compiled.warm_up(jobs=1, out=out) == {}
+    assert out.getvalue() == ""
+    assert sorted(calls) == sorted(compiled.ORDER)
