@@ -17,17 +17,21 @@ Two entry points:
   20 s)``), compiles the game in this process with a progress line, records it
   and returns; when warm it costs a few ``stat`` calls.
 
-How "warm" is decided, without importing Numba: the stamp (``compiled.json`` in
-the Numba cache folder of this package) holds, per game, a key made of what
-Numba's own cache checks: the Numba and Python versions, the machine, the cache
-folder, and the modification time and size of every source file holding a
-cached kernel the game uses (its package and the shared ``mcts``, ``rng`` and
-``bitboard`` modules).  Numba invalidates a cached function exactly when its
-file's time or size changes, so an edited module, a ``git checkout`` that
-touched a file, a Numba upgrade or another cache folder all make the key differ
-and the notice appear; a warm cache never does.  (What the key cannot see, a
-cache Numba rejects for another reason such as a different CPU, compiles
-without the notice.)  Nothing here writes into ``results/``.
+How "warm" is decided, without importing Numba: the stamp (``trilab-compiled.json``
+in the Numba cache folder of this package) holds, per game, the source files of its
+*entry kernels* (those called from Python; the warm-up finds them by replaying the
+game in a fresh process on the filled cache and asking Numba which kernels it looked
+up) and a key made of what Numba's own cache checks: the Numba and Python versions,
+the machine, the cache folder, and the modification time and size of those files.
+Numba keys each cached kernel on its own file only, and a kernel called only from
+other kernels is compiled into them, so those files are exactly the ones whose
+change makes the game compile again: an edited (or ``git checkout``-touched) entry
+module, a Numba upgrade or another cache folder make the key differ and the notice
+appear; a warm cache never does.  (Editing a module of callees only, e.g. the
+rules, is *not* picked up by the cached entry kernels: Numba's caching does not
+track dependencies; run ``make clean`` or touch the entry module.  And a cache Numba
+rejects for what the key cannot see, such as another CPU, compiles without the
+notice.)  Nothing here writes into ``results/``.
 """
 
 from __future__ import annotations
@@ -90,14 +94,21 @@ def _numba_version() -> str:
         return "?"
 
 
-def cache_key(game: str) -> str:
-    """What must be unchanged for ``game``'s cached kernels to load (module docstring)."""
+def cache_key(game: str, files: list[str] | None = None) -> str:
+    """What must be unchanged for ``game``'s cached kernels to load (module docstring):
+    the versions, the cache folder and the time and size of ``files`` (paths relative to
+    ``solver/``; by default every file of :func:`kernel_sources`)."""
+    if files is None:
+        files = [str(f.relative_to(SOLVER)) for f in kernel_sources(game)]
     h = hashlib.sha256()
     h.update(f"{_numba_version()}|{sys.version_info[:2]}|{platform.machine()}|"
              f"{cache_dir()}".encode())
-    for f in kernel_sources(game):
-        st = f.stat()
-        h.update(f"|{f.relative_to(SOLVER)}:{st.st_mtime}:{st.st_size}".encode())
+    for name in files:
+        try:
+            st = (SOLVER / name).stat()
+        except OSError:
+            return "missing " + name
+        h.update(f"|{name}:{st.st_mtime}:{st.st_size}".encode())
     return h.hexdigest()[:20]
 
 
@@ -108,10 +119,10 @@ def _read_stamp() -> dict:
         return {}
 
 
-def _record(keys: dict[str, str]) -> None:
-    """Add ``game -> key`` entries to the stamp (best effort: an unwritable cache
-    folder only means the notice shows again)."""
-    stamp = {**_read_stamp(), **keys}
+def _record(entries: dict[str, dict]) -> None:
+    """Add ``game -> {"files": [...], "key": ...}`` entries to the stamp (best effort:
+    an unwritable cache folder only means the notice shows again)."""
+    stamp = {**_read_stamp(), **entries}
     path = stamp_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -122,10 +133,62 @@ def _record(keys: dict[str, str]) -> None:
         pass
 
 
+def stamp_entry(game: str) -> dict:
+    """The stamp entry of ``game`` as compiled now: its entry files (:func:`entry_files`)
+    and their key."""
+    files = entry_files(game)
+    return {"files": files, "key": cache_key(game, files)}
+
+
 def is_warm(game: str) -> bool:
     """Whether the warm-up (or an earlier compile through :func:`ensure_compiled`) left
     ``game``'s kernels cached for the sources, Numba and cache folder of now."""
-    return _read_stamp().get(game) == cache_key(game)
+    entry = _read_stamp().get(game)
+    return (isinstance(entry, dict) and isinstance(entry.get("files"), list)
+            and entry.get("key") == cache_key(game, entry["files"]))
+
+
+def loaded_files() -> list[str]:
+    """The files (relative to ``solver/``) of the kernels this process looked up in the
+    Numba cache: the entry points called from Python.  A kernel called only from
+    other kernels is compiled into them and never looked up once they are cached,
+    so its file's cache does not matter (Numba keys each cache on its own file only)."""
+    import inspect
+
+    from numba.core.ccallback import CFunc
+    from numba.core.dispatcher import Dispatcher
+
+    files = set()
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("trilab.solver"):
+            continue
+        for obj in vars(module).values():
+            if isinstance(obj, Dispatcher):
+                used = sum(obj.stats.cache_hits.values()) + sum(obj.stats.cache_misses.values())
+                fn = obj.py_func
+            elif isinstance(obj, CFunc):
+                used, fn = obj.cache_hits, obj._pyfunc
+            else:
+                continue
+            if used:
+                path = Path(inspect.getsourcefile(fn)).resolve()
+                if path.is_relative_to(SOLVER):
+                    files.add(str(path.relative_to(SOLVER)))
+    return sorted(files)
+
+
+def entry_files(game: str) -> list[str]:
+    """The files of ``game``'s entry kernels: :func:`compile_game` run again in a fresh
+    process on the (now filled) cache, which reports :func:`loaded_files` (about a
+    second); every file of :func:`kernel_sources` if that fails."""
+    import subprocess
+
+    try:
+        out = subprocess.run([sys.executable, "-m", "trilab.solver.compiled", "--probe", game],
+                             check=True, capture_output=True, text=True, timeout=600).stdout
+        return json.loads(out.strip().splitlines()[-1])
+    except (OSError, ValueError, IndexError, subprocess.SubprocessError):
+        return [str(f.relative_to(SOLVER)) for f in kernel_sources(game)]
 
 
 # ------------------------------------------------------------------ compiling
@@ -240,12 +303,12 @@ def ensure_compiled(game: str, stream=None) -> None:
     stream.flush()
     with _Progress(game, stream):
         compile_game(game)
-    _record({game: cache_key(game)})
+    _record({game: stamp_entry(game)})
 
 
-def _worker(game: str) -> tuple[str, float, str]:
+def _worker(game: str) -> tuple[str, float, dict]:
     seconds = compile_game(game)
-    return game, seconds, cache_key(game)
+    return game, seconds, stamp_entry(game)
 
 
 def warm_up(games: list[str] | None = None, jobs: int = 2, force: bool = False,
@@ -267,9 +330,9 @@ def warm_up(games: list[str] | None = None, jobs: int = 2, force: bool = False,
     done: dict[str, float] = {}
     if jobs <= 1 or len(cold) == 1:
         for g in cold:
-            _, s, key = _worker(g)
+            _, s, entry = _worker(g)
             done[g] = s
-            _record({g: key})
+            _record({g: entry})
             out.write(f"  {g}: {s:.1f} s\n")
     else:
         import multiprocessing as mp
@@ -277,9 +340,9 @@ def warm_up(games: list[str] | None = None, jobs: int = 2, force: bool = False,
 
         with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
             for fut in as_completed([pool.submit(_worker, g) for g in cold]):
-                g, s, key = fut.result()
+                g, s, entry = fut.result()
                 done[g] = s
-                _record({g: key})
+                _record({g: entry})
                 out.write(f"  {g}: {s:.1f} s\n")
                 out.flush()
     out.write(f"trilab: compiled in {time.perf_counter() - t0:.0f} s\n")
@@ -293,10 +356,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     p.add_argument("--games", default=None, help="comma-separated game names [all]")
     p.add_argument("--force", action="store_true", help="compile even if recorded warm")
+    p.add_argument("--probe", metavar="GAME", help=argparse.SUPPRESS)
     p.add_argument("--check", action="store_true",
                    help="only print which games are cold; exit 1 if any")
     a = p.parse_args(argv)
     games = a.games.split(",") if a.games else None
+    if a.probe:
+        compile_game(a.probe)
+        print(json.dumps(loaded_files()))
+        return 0
     if a.check:
         from trilab.solver import registry
 

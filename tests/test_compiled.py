@@ -7,6 +7,12 @@ import io
 from trilab.solver import compiled
 
 
+def _no_probe(monkeypatch):
+    """Entry files without replaying the game in a process: every kernel source."""
+    monkeypatch.setattr(compiled, "entry_files", lambda game: [
+        str(f.relative_to(compiled.SOLVER)) for f in compiled.kernel_sources(game)])
+
+
 def _fake_compile(calls):
     def compile_game(game):
         calls.append(game)
@@ -18,6 +24,7 @@ def test_notice_once_then_silent(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     calls: list[str] = []
     monkeypatch.setattr(compiled, "compile_game", _fake_compile(calls))
+    _no_probe(monkeypatch)
     assert not compiled.is_warm("trio-cards")
     err = io.StringIO()
     compiled.ensure_compiled("trio-cards", stream=err)
@@ -43,31 +50,39 @@ def test_key_follows_what_numba_checks(tmp_path, monkeypatch):
     assert compiled.cache_key("tabula-trivium") != key  # another Numba
 
 
-def test_edited_module_is_cold(tmp_path, monkeypatch):
+def test_edited_entry_module_is_cold(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(compiled, "compile_game", _fake_compile([]))
-    src = compiled.SOLVER / "trio_cards" / "edited.py"  # never written: only its stat is read
-    stats = iter([(5.0, 100), (5.0, 100), (5.0, 100), (6.0, 100), (5.0, 101)])
+    monkeypatch.setattr(compiled, "entry_files", lambda game: ["trio_cards/edited.py"])
+    stats = iter([(5.0, 100), (5.0, 100), (6.0, 100), (5.0, 101)])
 
     class Stat:
         def __init__(self):
             self.st_mtime, self.st_size = next(stats)
 
-    class Source(type(src)):
+    class Source(type(compiled.SOLVER)):
         def stat(self):
-            return Stat()
+            return Stat() if self.name == "edited.py" else super().stat()
 
-    monkeypatch.setattr(compiled, "kernel_sources", lambda game: [Source(src)])
-    compiled.ensure_compiled("trio-cards", stream=io.StringIO())  # 2 keys: check, record
+    monkeypatch.setattr(compiled, "SOLVER", Source(compiled.SOLVER))
+    compiled.ensure_compiled("trio-cards", stream=io.StringIO())  # records (5.0, 100)
     assert compiled.is_warm("trio-cards")
     assert not compiled.is_warm("trio-cards")  # touched
     assert not compiled.is_warm("trio-cards")  # edited
+
+
+def test_entry_files_are_the_kernels_called_from_python(tmp_path):
+    """Replayed on a warm cache, a game looks up its entry kernels only (Numba cache of
+    the test run; compiles trio-cards if it is cold)."""
+    files = compiled.entry_files("trio-cards")
+    assert files == ["trio_cards/game.py"]  # not mcts.py, rng.py, bitboard.py: callees
 
 
 def test_warm_up_is_a_no_op_when_warm(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     calls: list[str] = []
     monkeypatch.setattr(compiled, "compile_game", _fake_compile(calls))
+    _no_probe(monkeypatch)
     out = io.StringIO()
     assert set(compiled.warm_up(jobs=1, out=out)) == set(compiled.ORDER)
     out = io.StringIO()
