@@ -15,23 +15,24 @@ Two entry points:
   a game's kernels.  If the game is not recorded warm it prints one line on
   stderr (``trilab: compiling the Tabula Trivium engine (first run only, about
   20 s)``), compiles the game in this process with a progress line, records it
-  and returns; when warm it costs a few ``stat`` calls.
+  and returns; when warm it costs hashing a few source files (about a millisecond).
 
 How "warm" is decided, without importing Numba: the stamp (``trilab-compiled.json``
 in the Numba cache folder of this package) holds, per game, the source files of its
 *entry kernels* (those called from Python; the warm-up finds them by replaying the
 game in a fresh process on the filled cache and asking Numba which kernels it looked
 up) and a key made of what Numba's own cache checks: the Numba and Python versions,
-the machine, the cache folder, and the modification time and size of those files.
+the machine, the cache folder, and the contents of those files (Numba 0.68 stamps
+a cache with the SHA-256 of its source file; older versions used its time and size).
 Numba keys each cached kernel on its own file only, and a kernel called only from
 other kernels is compiled into them, so those files are exactly the ones whose
-change makes the game compile again: an edited (or ``git checkout``-touched) entry
-module, a Numba upgrade or another cache folder make the key differ and the notice
-appear; a warm cache never does.  (Editing a module of callees only, e.g. the
-rules, is *not* picked up by the cached entry kernels: Numba's caching does not
-track dependencies; run ``make clean`` or touch the entry module.  And a cache Numba
-rejects for what the key cannot see, such as another CPU, compiles without the
-notice.)  Nothing here writes into ``results/``.
+change makes the game compile again: an edited entry module, a Numba upgrade or
+another cache folder make the key differ and the notice appear; a warm cache never
+does (a ``touch`` or a checkout that leaves the contents alone compiles nothing).
+(Editing a module of callees only, e.g. the rules, is *not* picked up by the cached
+entry kernels: Numba's caching does not track dependencies; run ``make clean``.
+And a cache Numba rejects for what the key cannot see, such as another CPU,
+compiles without the notice.)  Nothing here writes into ``results/``.
 """
 
 from __future__ import annotations
@@ -105,10 +106,10 @@ def cache_key(game: str, files: list[str] | None = None) -> str:
              f"{cache_dir()}".encode())
     for name in files:
         try:
-            st = (SOLVER / name).stat()
+            source = (SOLVER / name).read_bytes()
         except OSError:
             return "missing " + name
-        h.update(f"|{name}:{st.st_mtime}:{st.st_size}".encode())
+        h.update(f"|{name}:{hashlib.sha256(source).hexdigest()}".encode())
     return h.hexdigest()[:20]
 
 
@@ -292,8 +293,8 @@ class _Progress:
 
 
 def ensure_compiled(game: str, stream=None) -> None:
-    """Before a command runs ``game``'s kernels: nothing if they are cached (a few
-    ``stat`` calls); else one line on stderr saying so, then compile them here with a
+    """Before a command runs ``game``'s kernels: nothing if they are cached (about a
+    millisecond); else one line on stderr saying so, then compile them here with a
     progress line, and record the game warm."""
     if is_warm(game):
         return

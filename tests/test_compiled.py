@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 
 from trilab.solver import compiled
 
@@ -51,24 +52,21 @@ def test_key_follows_what_numba_checks(tmp_path, monkeypatch):
 
 
 def test_edited_entry_module_is_cold(tmp_path, monkeypatch):
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(compiled, "compile_game", _fake_compile([]))
-    monkeypatch.setattr(compiled, "entry_files", lambda game: ["trio_cards/edited.py"])
-    stats = iter([(5.0, 100), (5.0, 100), (6.0, 100), (5.0, 101)])
-
-    class Stat:
-        def __init__(self):
-            self.st_mtime, self.st_size = next(stats)
-
-    class Source(type(compiled.SOLVER)):
-        def stat(self):
-            return Stat() if self.name == "edited.py" else super().stat()
-
-    monkeypatch.setattr(compiled, "SOLVER", Source(compiled.SOLVER))
-    compiled.ensure_compiled("trio-cards", stream=io.StringIO())  # records (5.0, 100)
+    monkeypatch.setattr(compiled, "SOLVER", tmp_path)
+    monkeypatch.setattr(compiled, "entry_files", lambda game: ["trio_cards/game.py"])
+    src = tmp_path / "trio_cards" / "game.py"
+    src.parent.mkdir()
+    src.write_text("x = 1\n")
+    compiled.ensure_compiled("trio-cards", stream=io.StringIO())
     assert compiled.is_warm("trio-cards")
-    assert not compiled.is_warm("trio-cards")  # touched
-    assert not compiled.is_warm("trio-cards")  # edited
+    os.utime(src, (1, 1))  # touched: Numba compares the contents, so still warm
+    assert compiled.is_warm("trio-cards")
+    src.write_text("x = 2\n")
+    assert not compiled.is_warm("trio-cards")
+    src.unlink()
+    assert not compiled.is_warm("trio-cards")
 
 
 def test_entry_files_are_the_kernels_called_from_python(tmp_path):
