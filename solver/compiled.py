@@ -52,7 +52,7 @@ SHARED = ("mcts.py", "rng.py", "bitboard.py")
 """Modules outside the game packages that hold cached kernels the games call."""
 _CACHED = re.compile(rb"^@(kernel|nb\.njit|nb\.cfunc|njit|cfunc)\b", re.MULTILINE)
 
-COMPILE_SECONDS = {"tabula-trivium": 25, "trio-board": 25, "trike": 20, "trio-cards": 10}
+COMPILE_SECONDS = {"tabula-trivium": 20, "trio-board": 15, "trike": 15, "trio-cards": 10}
 """About how long a cold compile of each game takes on one core of the 2-core
 machine (``benchmarks/bench_compile.py``, ``results/bench/compile-times.csv``);
 only for the notice."""
