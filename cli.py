@@ -591,6 +591,7 @@ def simulate(game: str, players: int | None, mode: str | None, teams: bool,
     """Play GAME many times with the given policies; win rates per seat with 95% CIs."""
     from trilab.analysis.common import StudyError
     from trilab.analysis.simulation import simulate as simulate_game
+    from trilab.solver.compiled import ensure_compiled
     from trilab.solver.registry import GAMES
 
     options: dict = {"policies": [p.strip() for p in policy_text.split(",")]}
@@ -600,6 +601,7 @@ def simulate(game: str, players: int | None, mode: str | None, teams: bool,
             options[key] = value
     if cap is not None:
         options[next((k for k in GAMES[game].options if k.endswith("_cap")), "cap")] = cap
+    ensure_compiled(game)  # a line on stderr, then the compile, if the kernels are not cached
     try:
         outcome = simulate_game(game, options, games, seed, jobs, dask_address, chunk, out,
                                 progress=_game_bar(game), command=_invocation())

@@ -103,7 +103,9 @@ from trilab.solver.tabula_trivium.board import (
     tables,
 )
 from trilab.solver.tabula_trivium.policies import (
+    ALL_PAWN_MOVES,
     MAX_PLAYOUT_PLIES,
+    NO_CLASSES,
     PAWN_VALUE,
     WORKSPACE_SIZE,
     evaluate,
@@ -599,8 +601,8 @@ def _full_turns(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.n
     ws = new_workspace()
     n_pm = pawn_moves(nbr, mid, pieces, side, ws.pawn_moves)
     ws.pawn_class[:n_pm] = 0
-    n = full_turns(nbr, mid, rays, pieces, side, ws.pawn_moves, n_pm, ws.pawn_class, -1,
-                   False, ws)
+    n = full_turns(nbr, mid, rays, pieces, side, ws.pawn_moves, n_pm, ws.pawn_class,
+                   ALL_PAWN_MOVES, NO_CLASSES, ws)
     return ws.turns[:n, :TURN_SIZE].copy()
 
 

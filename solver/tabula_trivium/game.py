@@ -226,11 +226,14 @@ def play_game(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, keys: np.ndarr
     ply_cap = icfg[I_PLY_CAP]
     for k in range(4):
         pieces[k] = np.uint64(icfg[I_INIT + k])
-    side = 0
-    ply = 0
+    # np.int64(0), not 0: a literal 0 is typed Literal[int](0) until the loop widens it,
+    # and Numba compiles every kernel called with it once more for that type (one
+    # throw-away specialisation per callee; docs/speed.md, compile times).
+    side = np.int64(0)
+    ply = np.int64(0)
     digest = np.uint64(0)
     hist[0] = zobrist(keys, pieces, side)
-    since = 0  # first history entry after the last capture
+    since = np.int64(0)  # first history entry after the last capture
     while True:
         if not has_pawn_move(nbr, pieces, side):
             return seat_bit(1 - side), ply, R_BLOCKED, digest
@@ -296,7 +299,7 @@ def play_chunk_kernel(seed: np.uint64, first_game: int, n_games: int, icfg: np.n
     pieces = np.empty(4, dtype=np.uint64)
     hist = np.empty(icfg[I_PLY_CAP] + 1, dtype=np.uint64)
     turn = np.empty(TURN_SIZE, dtype=np.int64)
-    nodes = 1
+    nodes = np.int64(1)  # not a literal (see play_game)
     for s in range(2):
         kind = icfg[I_KIND0 + 2 * s]
         if kind == POLICY_MCTS or kind == POLICY_MCTS_GREEDY:

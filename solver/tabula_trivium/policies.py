@@ -249,6 +249,12 @@ def turn_class(nbr: np.ndarray, pieces: np.ndarray, side: int) -> int:
     return CLASS_SAFE
 
 
+ALL_PAWN_MOVES = np.int64(-1)
+"""``want`` of :func:`full_turns`: every pawn movement (a typed global, not a literal)."""
+CLASSIFY = np.bool_(True)
+NO_CLASSES = np.bool_(False)
+
+
 @kernel
 def full_turns(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.ndarray,
                side: int, pm: np.ndarray, n_pm: int, pcat: np.ndarray, want: int,
@@ -256,7 +262,13 @@ def full_turns(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.nd
     """List the full turns ``(pf, pt, pc, sf, st, class)`` built on the pawn movements
     ``pm[i]`` with ``pcat[i] == want`` (all of them when ``want < 0``) into
     ``ws.turns``, in list order; ``sf = st = -1`` for no stone movement.  The class
-    (greedy) is computed when ``classify``; return the count."""
+    (greedy) is computed when ``classify``; return the count.
+
+    Callers pass ``want`` and ``classify`` as variables (:data:`ALL_PAWN_MOVES`,
+    :data:`CLASSIFY`, :data:`NO_CLASSES`), never as literals: Numba compiles a kernel
+    once per argument type, and ``-1``, ``True`` and a loop variable initialised to
+    ``0`` are each a type of their own (``Literal[int](-1)``, ...); this kernel was
+    compiled 6 times (11 s of a cold Tabula Trivium compile), now once."""
     sbuf, turns, after, child = ws.stone_moves, ws.turns, ws.after, ws.child
     n = 0
     for i in range(n_pm):
@@ -330,11 +342,11 @@ def greedy_turn(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: np.n
     """The ``greedy`` policy (see the module docstring): one draw."""
     pbuf, turns, pcat = ws.pawn_moves, ws.turns, ws.pawn_class
     n_pm = pawn_moves(nbr, mid, pieces, side, pbuf)
-    want = 0
+    want = np.int64(0)  # not a literal 0: see full_turns
     for i in range(n_pm):
         pcat[i] = pawn_category(pieces, side, pbuf[i, M_CAP])
         want = max(want, pcat[i])
-    n = full_turns(nbr, mid, rays, pieces, side, pbuf, n_pm, pcat, want, True, ws)
+    n = full_turns(nbr, mid, rays, pieces, side, pbuf, n_pm, pcat, want, CLASSIFY, ws)
     best = 0
     for i in range(n):
         best = max(best, turns[i, T_CLASS])
@@ -413,7 +425,7 @@ def search(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, root: np.ndarray,
     s_pcs, s_post, s_pm, s_sm, s = (ws.stack_pieces, ws.stack_after, ws.stack_pawn_moves,
                                     ws.stack_stone_moves, ws.stack)
     copy4(root, s_pcs[0])
-    _open_level(nbr, mid, ws, 0, side, alpha, beta)
+    _open_level(nbr, mid, ws, np.int64(0), side, alpha, beta)
     lv = 0
     while True:
         me = s[lv, S_SIDE]
@@ -484,7 +496,8 @@ def lookahead_turn(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: n
     pbuf, turns, pcat, child = ws.pawn_moves, ws.turns, ws.pawn_class, ws.child
     n_pm = pawn_moves(nbr, mid, pieces, side, pbuf)
     pcat[:n_pm] = 0
-    n = full_turns(nbr, mid, rays, pieces, side, pbuf, n_pm, pcat, -1, False, ws)
+    n = full_turns(nbr, mid, rays, pieces, side, pbuf, n_pm, pcat, ALL_PAWN_MOVES,
+                   NO_CLASSES, ws)
     for i in range(n - 1, 0, -1):
         j = rng.below(st, i + 1)
         for c in range(TURN_SIZE):
@@ -502,7 +515,7 @@ def lookahead_turn(nbr: np.ndarray, mid: np.ndarray, rays: np.ndarray, pieces: n
             if turns[i, T_SF] >= 0:
                 apply_stone_move(child, side, turns[i, T_SF], turns[i, T_ST])
             if depth == 1:
-                v = -leaf_value(nbr, child, opp, 1)
+                v = -leaf_value(nbr, child, opp, np.int64(1))
             elif not has_pawn_move(nbr, child, opp):
                 v = WIN_SCORE - 1
             else:

@@ -127,11 +127,16 @@ def pawn_destinations(nbr: np.ndarray, occ: np.uint64, f: int) -> np.uint64:
     return out
 
 
-@kernel(inline="always")
+@kernel
 def pawn_moves(nbr: np.ndarray, mid: np.ndarray, pieces: np.ndarray, side: int,
                out: np.ndarray) -> int:
     """Write the legal pawn movements ``(from, to, captured or -1)`` of ``side`` into
-    ``out`` sorted by ``(from, to)``; return their count."""
+    ``out`` sorted by ``(from, to)``; return their count.
+
+    Not ``inline="always"`` (nor :func:`stone_moves`): Numba inlines such a kernel
+    in its IR, typing and lowering it again in each of its 17 callers; called, it
+    compiles once and LLVM still inlines it where that pays (cold Tabula Trivium
+    compile 23.8 -> 20.3 s, the same games at the same speed)."""
     occ = occupied(pieces)
     n = 0
     x = pieces[2 * side]
@@ -216,7 +221,7 @@ def stone_destinations(rays: np.ndarray, occ: np.uint64, f: int) -> np.uint64:
     return m
 
 
-@kernel(inline="always")
+@kernel
 def stone_moves(rays: np.ndarray, pieces: np.ndarray, side: int, out: np.ndarray) -> int:
     """Write the legal stone movements ``(from, to)`` of ``side`` into ``out`` sorted by
     ``(from, to)``; return their count."""

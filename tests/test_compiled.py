@@ -1,0 +1,89 @@
+"""The compile notice and the warm-up's stamp (trilab.solver.compiled), without compiling."""
+
+from __future__ import annotations
+
+import io
+import os
+
+from trilab.solver import compiled
+
+
+def _no_probe(monkeypatch):
+    """Entry files without replaying the game in a process: every kernel source."""
+    monkeypatch.setattr(compiled, "entry_files", lambda game: [
+        str(f.relative_to(compiled.SOLVER)) for f in compiled.kernel_sources(game)])
+
+
+def _fake_compile(calls):
+    def compile_game(game):
+        calls.append(game)
+        return 0.0
+    return compile_game
+
+
+def test_notice_once_then_silent(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    calls: list[str] = []
+    monkeypatch.setattr(compiled, "compile_game", _fake_compile(calls))
+    _no_probe(monkeypatch)
+    assert not compiled.is_warm("trio-cards")
+    err = io.StringIO()
+    compiled.ensure_compiled("trio-cards", stream=err)
+    assert err.getvalue().startswith("trilab: compiling the Trio card game engine (first run only")
+    assert calls == ["trio-cards"] and compiled.is_warm("trio-cards")
+    err = io.StringIO()
+    compiled.ensure_compiled("trio-cards", stream=err)
+    assert err.getvalue() == "" and calls == ["trio-cards"]
+    assert not compiled.is_warm("trike")  # per game
+
+
+def test_key_follows_what_numba_checks(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "a"))
+    key = compiled.cache_key("tabula-trivium")
+    assert compiled.cache_key("tabula-trivium") == key
+    sources = {f.name for f in compiled.kernel_sources("tabula-trivium")}
+    assert {"game.py", "policies.py", "rules.py", "agents.py", "mcts.py"} <= sources
+    assert "reference.py" not in sources  # no kernels: editing it compiles nothing
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "b"))
+    assert compiled.cache_key("tabula-trivium") != key  # another cache folder
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "a"))
+    monkeypatch.setattr(compiled, "_numba_version", lambda: "0.0.0")
+    assert compiled.cache_key("tabula-trivium") != key  # another Numba
+
+
+def test_edited_entry_module_is_cold(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(compiled, "compile_game", _fake_compile([]))
+    monkeypatch.setattr(compiled, "SOLVER", tmp_path)
+    monkeypatch.setattr(compiled, "entry_files", lambda game: ["trio_cards/game.py"])
+    src = tmp_path / "trio_cards" / "game.py"
+    src.parent.mkdir()
+    src.write_text("x = 1\n")
+    compiled.ensure_compiled("trio-cards", stream=io.StringIO())
+    assert compiled.is_warm("trio-cards")
+    os.utime(src, (1, 1))  # touched: Numba compares the contents, so still warm
+    assert compiled.is_warm("trio-cards")
+    src.write_text("x = 2\n")
+    assert not compiled.is_warm("trio-cards")
+    src.unlink()
+    assert not compiled.is_warm("trio-cards")
+
+
+def test_entry_files_are_the_kernels_called_from_python(tmp_path):
+    """Replayed on a warm cache, a game looks up its entry kernels only (Numba cache of
+    the test run; compiles trio-cards if it is cold)."""
+    files = compiled.entry_files("trio-cards")
+    assert files == ["trio_cards/game.py"]  # not mcts.py, rng.py, bitboard.py: callees
+
+
+def test_warm_up_is_a_no_op_when_warm(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    calls: list[str] = []
+    monkeypatch.setattr(compiled, "compile_game", _fake_compile(calls))
+    _no_probe(monkeypatch)
+    out = io.StringIO()
+    assert set(compiled.warm_up(jobs=1, out=out)) == set(compiled.ORDER)
+    out = io.StringIO()
+    assert compiled.warm_up(jobs=1, out=out) == {}
+    assert out.getvalue() == ""
+    assert sorted(calls) == sorted(compiled.ORDER)
