@@ -296,6 +296,10 @@ def ensure_compiled(game: str, stream=None) -> None:
     """Before a command runs ``game``'s kernels: nothing if they are cached (about a
     millisecond); else one line on stderr saying so, then compile them here with a
     progress line, and record the game warm."""
+    from trilab.solver import registry
+
+    if not registry.get(game).module.startswith("trilab.solver."):
+        return  # a game outside trilab's packages (one being added) has no stamp
     if is_warm(game):
         return
     stream = stream or sys.stderr

@@ -249,7 +249,10 @@ def test_shown_output_is_what_the_command_prints(block, tmp_path):
                 raise res.exception
             error = any(": error:" in line for line in shown)
             assert res.exit_code == (2 if error else 0), f"{s.doc}:{s.line}: {res.output}"
-            assert matches(shown, res.output), (
+            # a first-run compile notice (no warm-up in this checkout) is not the output
+            printed = "\n".join(line for line in res.output.splitlines()
+                                 if not line.startswith("trilab: compil"))
+            assert matches(shown, printed), (
                 f"{s.doc}:{s.line}: `{command}` printed\n{res.output}\nbut the docs show\n"
                 + "\n".join(shown))
     finally:
