@@ -518,10 +518,10 @@ function renderMap() {
     summary.textContent = `no balance study of size ${S.size} in results/balance/`;
     return;
   }
-  const size = S.size, W = 300, H = 200, pad = 14;
+  const size = S.size, W = 300, H = 200, pad = 18;
   const d = Math.min((W - 2 * pad) / Math.max(size - 1, 1), (H - 2 * pad) / (Math.max(size - 1, 1) * 0.866));
   const top = (H - (size - 1) * d * 0.866) / 2;
-  const r0 = Math.max(3, Math.min(d * 0.42, 16));
+  const r0 = Math.max(3, Math.min(d * 0.4, 14));
   for (const o of study.openings) {
     const x = W / 2 + (o.col - o.row / 2) * d, y = top + o.row * d * 0.866;
     let fill;
