@@ -95,6 +95,14 @@ class Explorer:
             self._active.clear()
         self.worker.shutdown(wait=False, cancel_futures=True)
 
+    def _replace_worker(self) -> None:
+        """Leave a stuck worker (its search is cancelled and ends at its next
+        check) and serve the next searches on a fresh thread and analyst."""
+        old = self.worker
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trilab-search")
+        self.analyst = self.analyst.fork()
+        old.shutdown(wait=False, cancel_futures=True)
+
     def _register(self, client: str | None, kind: str, budget: Budget) -> None:
         if not client:
             return
@@ -137,8 +145,12 @@ class Explorer:
                     return _error("the page closed the request", 499)
                 if waited > limit + self.grace:
                     budget.cancel.set()
+                    self._replace_worker()
                     return _error(f"the search did not finish in {limit + self.grace:g} s; "
                                   "it was stopped", 504)
+            if future.cancelled():  # dropped from the queue: a restart or the server stops
+                return _error("the search was dropped (the worker restarted or the server "
+                              "is stopping); ask again", 503)
             return JSONResponse(future.result())
         except Cancelled:
             return _error("cancelled: a newer request from this page replaced it", 409)

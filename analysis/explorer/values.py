@@ -123,6 +123,15 @@ class Analyst:
         self._dbs: dict[int, object] = {}
         self._tables: dict[int, dict[int, tuple[int, int]] | None] = {}
 
+    def fork(self) -> Analyst:
+        """A twin for a fresh worker thread (the old one is stuck): the same
+        limits, cache and tables, its own solver."""
+        twin = Analyst(self.results_dir, self.time_limit, self.agent.text, self.tt_mb,
+                       self.cache_entries, self.seed)
+        twin._cache, twin._lock = self._cache, self._lock
+        twin._dbs, twin._tables = self._dbs, self._tables
+        return twin
+
     # ------------------------------------------------------------ cache
 
     def cached(self, size: int, notation: str) -> dict | None:
