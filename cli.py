@@ -669,6 +669,32 @@ def _game_bar(desc: str):
     return make
 
 
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (loopback: only this machine).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="Port (0: any free port).")
+@click.option("--no-browser", is_flag=True, help="Do not open a browser tab.")
+@click.option("--time-limit", type=click.FloatRange(min=0.1, max=3600), default=10.0,
+              show_default=True, help="Seconds the exact solver gets per position.")
+@click.option("--agent", "agent_text", default="mcts:1s", show_default=True,
+              metavar="mcts:N|mcts:Ns", help="The agent for estimates and as an opponent.")
+def explore(host: str, port: int, no_browser: bool, time_limit: float, agent_text: str) -> None:
+    """A local web explorer of Trike positions: the value of every move."""
+    from trilab.analysis.explorer import server
+    from trilab.solver import mcts
+
+    try:
+        mcts.parse_agent(agent_text)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'--agent'") from None
+    try:
+        server.serve(host, port, open_browser=not no_browser, time_limit=time_limit,
+                     agent=agent_text, echo=click.echo)
+    except OSError as e:
+        raise click.UsageError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+
+
 def main() -> None:
     """Console-script entry point."""
     try:

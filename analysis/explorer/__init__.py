@@ -1,0 +1,1 @@
+"""``trilab explore``: a local web explorer of Trike positions with the value of every move."""
