@@ -41,6 +41,10 @@ bench: install
 results: install results-mc
 	for n in 2 3 4 5 6; do $(VENV)/bin/trilab solve trike --size $$n || exit 1; done
 	$(VENV)/bin/trilab solve trike --size 7 --jobs 2 --tt-mb 2048
+	# every reply to every size-7 opening, with margin and remoteness (about 4 minutes on one
+	# core): what `trilab explore` shows after an opening, beyond a request's time limit
+	$(VENV)/bin/trilab solve trike --size 7 --split replies --tt-mb 1024 \
+	  --out results/trike/replies/size-7.csv
 	for n in 2 3 4 5 6 7; do $(VENV)/bin/trilab solve trike --size $$n --method dfpn \
 	  --win-loss-only --jobs 2 || exit 1; done  # the same maps by proof-number search
 	for n in 2 3 4 5; do $(VENV)/bin/trilab solve trike --size $$n --method retrograde \

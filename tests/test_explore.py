@@ -20,6 +20,7 @@ import shutil
 import threading
 import time
 import warnings
+from pathlib import Path
 
 import pytest
 from conftest import random_position
@@ -36,6 +37,7 @@ BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 AGENT = "mcts:300"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _client(explorer: server.Explorer) -> TestClient:
@@ -116,6 +118,36 @@ def test_size_6_by_the_solver_and_sources(client):
     assert opening["sources"] == ["opening table"] and opening["opening"] is True
     small = client.get("/api/analyze", params={"size": 4, "pos": "B/../.../...."}).json()
     assert small["sources"] == ["database"]
+
+
+def test_size_7_replies_are_exact(client):
+    """Size 7, the first size whose replies the solver cannot prove within a
+    request: every reply to an opening comes from the committed reply record
+    (``results/trike/replies/``), agrees with the opening table (value, margin,
+    remoteness, number of winning replies), and sampled values equal the
+    solver's; a position two checkers in is solved within the request."""
+    import pandas as pd
+
+    table = pd.read_csv(ROOT / "results" / "trike" / "size-7.csv").set_index("point")
+    for point in (0, 3, 12):  # a corner (mover wins), an edge, an inner point
+        pos = trike.opening(7, point)
+        res = client.get("/api/analyze", params={"size": 7, "pos": pos.to_notation()}).json()
+        assert res["sources"] == ["reply record"] and res["estimated_moves"] == 0, res
+        row = table.loc[point]
+        assert res["value"]["margin"] == -row.margin
+        assert res["value"]["remoteness"] == row.remoteness
+        assert sum(m["margin"] > 0 for m in res["moves"]) == row.winning_replies
+    solver = AlphaBetaSolver(7, tt_mb=64)
+    pos = trike.opening(7, 12)
+    res = client.get("/api/analyze", params={"size": 7, "pos": pos.to_notation()}).json()
+    first = res["moves"][0]
+    child = pos.play(next(p for p in pos.legal_moves()
+                          if "{}.{}".format(*trike.point_coords(7)[p]) == first["move"]))
+    assert first["margin"] == -solver.margin(child)
+    assert first["remoteness"] == solver.remoteness(child) + 1
+    deeper = trike.parse_position("./../.W./..b./...../....../.......", 7)
+    res = client.get("/api/analyze", params={"size": 7, "pos": deeper.to_notation()}).json()
+    assert got(res) == expected(deeper, 7)
 
 
 def test_swap_value_is_the_placers_value(client):

@@ -6,6 +6,10 @@ Exact values, from the view of the side to move (``result`` win/lose,
 * the empty board of sides up to 8: the committed opening tables
   (``results/trike/size-N.csv``; the value of each opening for the placer,
   without the swap);
+* the replies to an opening on sides 7 and 8: the per-reply records of the
+  reply-split solves (``results/trike/replies/size-7.replies.json``, with
+  margins and remoteness; ``results/trike/size-8.replies.json``, win/loss
+  only, shown as a margin of at least one point);
 * sides up to :data:`DB_MAX_SIZE`: the retrograde database
   ``results/trike/db/size-N.npz`` when it is there;
 * sides up to :data:`EXACT_MAX_SIZE`: the alpha-beta solver, move by move
@@ -76,6 +80,14 @@ class Budget:
         return self.deadline - time.monotonic()
 
 
+def canonical_key(pos: TrikePosition) -> tuple[int, int, int]:
+    """The position's key up to the board's symmetries (from its mover's view)."""
+    mine, theirs = pos.mine_theirs()
+    m, th, pawn, _ = trike.canonical(trike.tables(pos.size).symmetry, np.uint64(mine),
+                                     np.uint64(theirs), pos.pawn)
+    return int(m), int(th), int(pawn)
+
+
 def exact_entry(margin: int, remoteness: int | None, mover: str) -> dict:
     other = "w" if mover == "b" else "b"
     return {"kind": "exact", "result": "win" if margin > 0 else "lose",
@@ -122,6 +134,7 @@ class Analyst:
         self._budget: Budget | None = None
         self._dbs: dict[int, object] = {}
         self._tables: dict[int, dict[int, tuple[int, int]] | None] = {}
+        self._replies: dict[int, dict | None] = {}
 
     def fork(self) -> Analyst:
         """A twin for a fresh worker thread (the old one is stuck): the same
@@ -129,7 +142,7 @@ class Analyst:
         twin = Analyst(self.results_dir, self.time_limit, self.agent.text, self.tt_mb,
                        self.cache_entries, self.seed)
         twin._cache, twin._lock = self._cache, self._lock
-        twin._dbs, twin._tables = self._dbs, self._tables
+        twin._dbs, twin._tables, twin._replies = self._dbs, self._tables, self._replies
         return twin
 
     # ------------------------------------------------------------ cache
@@ -192,6 +205,30 @@ class Analyst:
             self._tables[size] = table
         return self._tables[size]
 
+    def reply_table(self, size: int) -> dict | None:
+        """``{canonical key of the position after a reply: (placer wins, placer's
+        margin or None, remoteness after the reply or None)}`` for every reply
+        to every opening, from the reply record of ``size`` (None without one).
+        Symmetric images share a key, so any opening point and reply is found."""
+        if size not in self._replies:
+            from trilab.analysis.trike.openings import read_reply_record
+
+            table = None
+            for path in (self.results_dir / "trike" / "replies" / f"size-{size}.replies.json",
+                         self.results_dir / "trike" / f"size-{size}.replies.json"):
+                if path.exists():
+                    _, replies = read_reply_record(path, size)
+                    table = {}
+                    for point, rows in replies.items():
+                        opening = trike.opening(size, point)
+                        for reply, row in rows.items():
+                            table[canonical_key(opening.play(reply))] = (
+                                bool(row["placer_wins"]), row.get("margin"),
+                                row.get("remoteness"))
+                    break
+            self._replies[size] = table
+        return self._replies[size]
+
     # ------------------------------------------------------------ analysis
 
     def analyze(self, size: int, pos: TrikePosition | None, budget: Budget) -> dict:
@@ -225,15 +262,34 @@ class Analyst:
                 m, r = table[p]
                 exact[p] = exact_entry(m, r + 1, mover)
             sources.append("opening table")
+        elif (pos is not None and pos.checkers == 1 and points
+              and self.reply_table(size) is not None):
+            # a record holds the replies its run proved (for a mover-won opening,
+            # the winning one); the solver and the agent answer for the others
+            for p, child in zip(points, children):
+                found = self.reply_table(size).get(canonical_key(child))
+                if found is None:
+                    continue
+                placer_wins, margin, rem = found
+                if margin is None:  # a win/loss record: the margin is at least one point
+                    exact[p] = {**exact_entry(-1 if placer_wins else 1, None, mover),
+                                "margin_at_least": True}
+                else:
+                    exact[p] = exact_entry(-margin, None if rem is None else rem + 1, mover)
+            if exact:
+                sources.append("reply record")
         elif pos is not None and points and size <= DB_MAX_SIZE and self._db(size) is not None:
             found = [self._db(size).lookup(c) for c in children]
             if all(f is not None for f in found):
                 for p, (m, r) in zip(points, found):
                     exact[p] = exact_entry(-m, r + 1, mover)
                 sources.append("database")
-        if not exact and points and size <= EXACT_MAX_SIZE:
-            timed_out = self._solve(size, points, children, mover, exact, budget)
-            if exact:
+        unsolved = [(p, c) for p, c in zip(points, children) if p not in exact]
+        if unsolved and size <= EXACT_MAX_SIZE:
+            before = len(exact)
+            timed_out = self._solve(size, [p for p, _ in unsolved], [c for _, c in unsolved],
+                                    mover, exact, budget)
+            if len(exact) > before:
                 sources.append("solver")
         estimates: dict = {}
         root_estimate = None
@@ -340,7 +396,10 @@ class Analyst:
             else:
                 rems = [m["remoteness"] for m in moves]
                 rem = None if None in rems else max(rems)
-            return exact_entry(top["margin"], rem, pos.to_move)
+            value = exact_entry(top["margin"], rem, pos.to_move)
+            if any(m.get("margin_at_least") for m in moves):
+                value["margin_at_least"] = True
+            return value
         wins = [m for m in moves if m["kind"] == "exact" and m["margin"] > 0]
         if wins:  # one exact winning move settles the win (margin at least its own)
             top = best(wins)

@@ -230,7 +230,8 @@ function valueText(m) {
   if (m.kind === "exact") {
     const word = m.result === "win" ? "win" : "loss";
     const rem = m.remoteness == null ? "" : ` in ${m.remoteness}`;
-    return `${word} ${m.margin > 0 ? "+" : "−"}${Math.abs(m.margin)}${rem}`;
+    const more = m.margin_at_least ? " or more" : "";
+    return `${word} ${m.margin > 0 ? "+" : "−"}${Math.abs(m.margin)}${more}${rem}`;
   }
   const pct = Math.round(m.win_rate * 100);
   return `${pct}% · ${m.visits.toLocaleString("en")} visits${m.proven ? ", proven" : ""}`;
