@@ -48,6 +48,7 @@ import sys
 
 import click
 from trilab.analysis.outputs import OutputError
+from trilab.solver.compiled import purge_stale_caches
 
 
 class TrilabGroup(click.Group):
@@ -56,6 +57,7 @@ class TrilabGroup(click.Group):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         # Keep the arguments: result metadata records the exact command.
         extra.setdefault("obj", {})["argv"] = list(sys.argv[1:] if args is None else args)
+        purge_stale_caches()  # edited engine sources: compile afresh, never run stale code
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:

@@ -29,10 +29,15 @@ other kernels is compiled into them, so those files are exactly the ones whose
 change makes the game compile again: an edited entry module, a Numba upgrade or
 another cache folder make the key differ and the notice appear; a warm cache never
 does (a ``touch`` or a checkout that leaves the contents alone compiles nothing).
-(Editing a module of callees only, e.g. the rules, is *not* picked up by the cached
-entry kernels: Numba's caching does not track dependencies; run ``make clean``.
-And a cache Numba rejects for what the key cannot see, such as another CPU,
-compiles without the notice.)  Nothing here writes into ``results/``.
+Numba's caching does not track dependencies: a cached entry kernel keeps the
+compiled code of callees in other files even after they are edited (e.g. the
+rules).  :func:`purge_stale_caches`, which the command line, the warm-up and the
+test suite call first, closes that hole: it hashes every source file under
+``solver/`` (about a millisecond) and, when any changed since the caches were
+made, deletes this package's cached kernels and the stamp, so everything
+compiles afresh from the current sources (and the notice says so).  A cache
+Numba rejects for what the key cannot see, such as another CPU, compiles without
+the notice.  Nothing here writes into ``results/``.
 """
 
 from __future__ import annotations
@@ -111,6 +116,55 @@ def cache_key(game: str, files: list[str] | None = None) -> str:
             return "missing " + name
         h.update(f"|{name}:{hashlib.sha256(source).hexdigest()}".encode())
     return h.hexdigest()[:20]
+
+
+def sources_hash(root: Path = SOLVER) -> str:
+    """SHA-256 over every ``*.py`` under ``root`` (paths and contents)."""
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        if "__pycache__" in f.parts:
+            continue
+        h.update(f"{f.relative_to(root)}\0".encode())
+        h.update(hashlib.sha256(f.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def _cache_files(root: Path, cache: Path) -> list[Path]:
+    """The Numba cache files (``*.nbi``, ``*.nbc``) of the modules under ``root``."""
+    if cache == root / "__pycache__":
+        return [f for f in root.rglob("__pycache__/*") if f.suffix in (".nbi", ".nbc")]
+    stems = {f.stem for f in root.rglob("*.py")}
+    return [f for f in cache.rglob("*") if f.suffix in (".nbi", ".nbc")
+            and f.name.split(".", 1)[0] in stems]
+
+
+def purge_stale_caches(root: Path = SOLVER, cache: Path | None = None) -> int:
+    """Delete the cached kernels of ``root`` if any source under it changed since they
+    were made (see the module docstring); returns the number of files deleted.
+    Best effort: an unwritable cache folder is left as it is."""
+    cache = cache_dir() if cache is None else cache
+    marker = cache / "trilab-sources.sha256"
+    now = sources_hash(root)
+    try:
+        if marker.read_text().strip() == now:
+            return 0
+    except OSError:
+        pass
+    removed = 0
+    for f in _cache_files(root, cache) + [cache / "trilab-compiled.json"]:
+        try:
+            f.unlink()
+            removed += f.suffix != ".json"
+        except OSError:
+            pass
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        tmp = marker.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(now + "\n")
+        os.replace(tmp, marker)
+    except OSError:
+        pass
+    return removed
 
 
 def _read_stamp() -> dict:
@@ -322,6 +376,7 @@ def warm_up(games: list[str] | None = None, jobs: int = 2, force: bool = False,
     ``jobs`` processes; record each in the stamp; return seconds per game compiled."""
     from trilab.solver import registry
 
+    purge_stale_caches()
     games = list(games or [g for g in ORDER if g in registry.GAMES] +
                  [g for g in registry.GAMES if g not in ORDER])
     cold = [g for g in games if force or not is_warm(g)]

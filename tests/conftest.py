@@ -5,8 +5,15 @@ from __future__ import annotations
 import random
 
 import pytest
+from trilab.solver.compiled import purge_stale_caches
 from trilab.solver.trike import engine as trike
 from trilab.solver.trike import reference as ref
+
+
+def pytest_configure(config):
+    """Numba does not notice an edited callee module: drop the caches made from
+    older sources before any kernel is loaded (a no-op when nothing changed)."""
+    purge_stale_caches()
 
 
 def random_position(size: int, rng: random.Random, plies: int | None = None) -> trike.TrikePosition:

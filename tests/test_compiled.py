@@ -72,6 +72,7 @@ def test_edited_entry_module_is_cold(tmp_path, monkeypatch):
 def test_entry_files_are_the_kernels_called_from_python(tmp_path):
     """Replayed on a warm cache, a game looks up its entry kernels only (Numba cache of
     the test run; compiles trio-cards if it is cold)."""
+    compiled.compile_game("trio-cards")  # fill the cache first (a no-op load when warm)
     files = compiled.entry_files("trio-cards")
     assert files == ["trio_cards/game.py"]  # not mcts.py, rng.py, bitboard.py: callees
 
@@ -87,3 +88,26 @@ def test_warm_up_is_a_no_op_when_warm(tmp_path, monkeypatch):
     assert compiled.warm_up(jobs=1, out=out) == {}
     assert out.getvalue() == ""
     assert sorted(calls) == sorted(compiled.ORDER)
+
+
+def test_stale_caches_are_purged_when_any_source_changes(tmp_path):
+    """Numba keys a cache on its own file only; an edited callee module must still
+    make every cached kernel of the package compile afresh."""
+    root = tmp_path / "solver"
+    (root / "game" / "__pycache__").mkdir(parents=True)
+    (root / "rules.py").write_text("X = 1\n")
+    (root / "game" / "engine.py").write_text("Y = 2\n")
+    cached = root / "game" / "__pycache__" / "engine.play-10.py311.nbi"
+    cache = root / "__pycache__"
+    cache.mkdir()
+    other = cache / "rules.f-3.py311.nbc"
+    stamp = cache / "trilab-compiled.json"
+    for f in (cached, other, stamp):
+        f.write_text("x")
+    assert compiled.purge_stale_caches(root, cache) == 2  # no record yet: purge once
+    assert not cached.exists() and not other.exists() and not stamp.exists()
+    cached.write_text("x")
+    assert compiled.purge_stale_caches(root, cache) == 0 and cached.exists()  # unchanged
+    (root / "rules.py").write_text("X = 3\n")  # a callee module edited
+    assert compiled.purge_stale_caches(root, cache) == 1 and not cached.exists()
+    assert compiled.purge_stale_caches(root, cache) == 0
