@@ -167,6 +167,13 @@ def _trike_agents(ctx, param, value: str) -> str:
     return value
 
 
+def _position_games(ctx, param, value: str) -> str:
+    """``move``/``play``: Trike, or Tabula Trivium (its notation: analysis/move.py)."""
+    if value == "tabula-trivium":
+        return value
+    return _trike_agents(ctx, param, value)
+
+
 def _trike_size(ctx, param, value: int) -> int:
     from trilab.solver.trike.engine import MAX_SIZE, MIN_SIZE
 
@@ -349,7 +356,7 @@ def margins(game: str, size: int, tt_mb: float | None, time_limit: float | None,
 
 
 @cli.command()
-@click.argument("game", callback=_trike_agents)
+@click.argument("game", callback=_position_games)
 @click.option("--size", type=int, default=None,
               help="Board side, 2..19 (the empty board when no --position is given).")
 @click.option("--position", "position_text", default=None,
@@ -367,6 +374,15 @@ def move(game: str, size: int | None, position_text: str | None, agent_text: str
     """The agent's move in a position, with the visits and value of every move."""
     from trilab.analysis.trike import move as agents
 
+    if game == "tabula-trivium":  # notation: trilab.solver.tabula_trivium.notation
+        from trilab.analysis import move as tabula
+
+        try:
+            report = tabula.tabula_move(position_text, agent_text, seed)
+        except agents.AgentInputError as e:
+            raise _usage_error(e) from None
+        click.echo(json.dumps(report.to_json()) if as_json else report.text())
+        return
     try:
         report = agents.trike_move(size, position_text, agent_text, seed, pie=not no_pie)
     except agents.AgentInputError as e:
@@ -375,7 +391,7 @@ def move(game: str, size: int | None, position_text: str | None, agent_text: str
 
 
 @cli.command()
-@click.argument("game", callback=_trike_agents)
+@click.argument("game", callback=_position_games)
 @click.option("--size", type=int, default=5, show_default=True, help="Board side, 2..19.")
 @click.option("--agent", "opponent", default="mcts:1s", show_default=True,
               metavar="mcts:N|mcts:Ns|perfect",
@@ -388,6 +404,17 @@ def play(game: str, size: int, opponent: str, as_seat: str, seed: int, no_pie: b
     """Play a game in the terminal against an agent or the exact solver."""
     from trilab.analysis.trike import play as trike_play
 
+    if game == "tabula-trivium":  # you are seat A with --as placer, B with --as mover
+        from trilab.analysis import move as tabula
+
+        try:
+            tabula.tabula_play(opponent, 0 if as_seat == "placer" else 1, seed,
+                               read=_read_line, write=click.echo)
+        except tabula.AgentInputError as e:
+            raise _usage_error(e) from None
+        except EOFError:
+            click.echo("\nend of input: game left unfinished")
+        return
     try:
         match = trike_play.new_match(size, opponent, as_seat, seed, pie=not no_pie)
     except trike_play.PlayInputError as e:

@@ -11,7 +11,8 @@ of Winands, Bjornsson and Saito 2008, generalised to n seats as max^n):
    and gets no exploration bonus.  At a chance node, the game samples the
    outcome.
 2. *Expand*: a node reached for the second time gets one child per legal
-   action.
+   action (with an expansion threshold ``f > 0``, :data:`DEFAULT_EXPAND`: only a node
+   with at least ``f`` visits per legal action; before that it is simulated again).
 3. *Simulate*: from a node reached for the first time, the game's random
    playout to the end gives a reward per seat (1 to the winner, 0 to the
    others; all 0 when nobody wins).
@@ -44,6 +45,7 @@ machine.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -58,6 +60,15 @@ from trilab.solver.jit import kernel
 DEFAULT_EXPLORATION = 0.7
 """``c`` of the UCT formula for rewards in [0, 1] (measured on Trike 6-7:
 see ``results/agents/``)."""
+DEFAULT_EXPAND = 0.0
+"""Expansion threshold per legal action of :func:`run_simulations` (0: a node is
+expanded at its second visit, plain UCT).  A game with a wide branching factor and an
+informed playout sets more (Tabula Trivium's ``mcts-greedy`` agents:
+:data:`trilab.solver.tabula_trivium.agents.GREEDY_EXPAND`): once a node is expanded,
+every one of its children is visited once before any is visited twice, so for about
+as many visits as it has legal actions its mean is the average over *uniformly random*
+replies instead of the playout policy's reply; with ~160 turns a node, that average
+hides the one reply that captures a hung pawn."""
 DEFAULT_MAX_NODES = 1 << 22
 """Tree capacity; when it is full the search goes on without expanding."""
 
@@ -143,7 +154,8 @@ def _prove(tree_first, tree_count, tree_proven, tree_exact, node, seat) -> bool:
 @kernel
 def run_simulations(legal, apply, seat, rewards, playout, chance, tables, root, stream,
                     first_child, n_children, action, mover, visits, value, proven, exact,
-                    counters, state, actions, pscratch, rew, path, n_sims, c_explore) -> int:
+                    counters, state, actions, pscratch, rew, path, n_sims, c_explore,
+                    expand=0.0) -> int:
     """``n_sims`` more simulations (module docstring) from the state ``root`` on the
     tree ``first_child .. counters`` (the fields of :class:`Tree`; its capacity is
     ``first_child.shape[0]``), with the scratch ``state .. path`` (the fields of
@@ -152,7 +164,10 @@ def run_simulations(legal, apply, seat, rewards, playout, chance, tables, root, 
 
     ``legal .. chance``: a game's six agent kernels (cfuncs, passed one by one: a
     cached compiled function cannot hold their addresses); ``tables``: its flat table;
-    ``stream``: an ``rng`` state, which advances; ``c_explore``: the UCT constant."""
+    ``stream``: an ``rng`` state, which advances; ``c_explore``: the UCT constant;
+    ``expand``: the expansion threshold per legal action (:data:`DEFAULT_EXPAND`: a node
+    other than the root is expanded at its second visit; ``expand = f > 0``: only once
+    it has at least ``f`` visits per legal action, a playout from it until then)."""
     n_seats = value.shape[1]
     capacity = first_child.shape[0]
     done = 0
@@ -185,6 +200,9 @@ def run_simulations(legal, apply, seat, rewards, playout, chance, tables, root, 
                     proven[node] = 1
                     for s in range(n_seats):
                         exact[node, s] = rew[s]
+                    break
+                if node != 0 and visits[node] < expand * n:  # too few visits to expand yet
+                    playout(tables, state, stream, pscratch, rew)
                     break
                 if counters[C_NODES] + n > capacity:  # tree full: evaluate here
                     playout(tables, state, stream, pscratch, rew)
@@ -378,19 +396,21 @@ def loop_tree_capacity(simulations: int, max_actions: int) -> int:
 
 @kernel
 def search_turn(legal, apply, seat, rewards, playout, chance, w: MctsWork, stream: np.ndarray,
-                simulations: int, exploration: float, nodes: int) -> int:
+                simulations: int, exploration: float, nodes: int, expand=0.0) -> int:
     """One ``mcts:N`` move inside a game loop: ``simulations`` simulations
     (:func:`run_simulations`) from the state ``w.root`` (written by the caller; the game
     goes on) with the table ``w.tables``, on an empty tree of ``nodes`` nodes (at most
     the buffers'), drawing from ``stream``; returns the action :func:`root_child` picks
     (-1 if the root has no children).  ``legal .. chance``: the game's agent kernels,
-    one by one (a cached compiled function cannot hold cfunc addresses)."""
+    one by one (a cached compiled function cannot hold cfunc addresses); ``expand``: the
+    expansion threshold of :func:`run_simulations`."""
     reset_tree(w)
     cap = min(nodes, w.first_child.shape[0])
     run_simulations(legal, apply, seat, rewards, playout, chance, w.tables, w.root, stream,
                     w.first_child[:cap], w.n_children[:cap], w.action[:cap], w.mover[:cap],
                     w.visits[:cap], w.value[:cap], w.proven[:cap], w.exact[:cap], w.counters,
-                    w.state, w.actions, w.pscratch, w.rewards, w.path, simulations, exploration)
+                    w.state, w.actions, w.pscratch, w.rewards, w.path, simulations, exploration,
+                    expand)
     best = root_child(w.first_child, w.n_children, w.mover, w.visits, w.value, w.proven, w.exact)
     return w.action[best] if best >= 0 else -1
 
@@ -436,6 +456,9 @@ class AgentGame:
     tables: np.ndarray  # the flat int64 table (writable copy)
     max_actions: int
     playout_scratch: int
+    expand: float = DEFAULT_EXPAND
+    """The expansion threshold of this game's searches (:func:`run_simulations`) when the
+    agent does not set one: what the game's ``mcts`` seats of this playout use."""
 
     def legal(self, state: np.ndarray) -> list[int]:
         out = np.empty(self.max_actions, dtype=np.int64)
@@ -462,6 +485,8 @@ class AgentGame:
 
     def search(self, state: np.ndarray, agent: AgentSpec, stream: np.ndarray,
                max_nodes: int | None = None) -> SearchResult:
+        if agent.expand is None:
+            agent = dataclasses.replace(agent, expand=self.expand)
         return search(self.kernels, self.tables, state, self.n_seats, agent, stream,
                       max_nodes=max_nodes, max_actions=self.max_actions,
                       playout_scratch=self.playout_scratch)
@@ -496,6 +521,9 @@ class AgentSpec:
     simulations: int | None = None
     seconds: float | None = None
     exploration: float = DEFAULT_EXPLORATION
+    expand: float | None = None
+    """The expansion threshold per legal action (:func:`run_simulations`); None: the
+    game's (:attr:`AgentGame.expand`, else :data:`DEFAULT_EXPAND`)."""
 
     @property
     def text(self) -> str:
@@ -567,7 +595,8 @@ def search(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, n_seats:
 
     def run(n: int) -> int:
         return run_simulations(*kernels, tables, root, stream, *tree[:-1], tree.counters,
-                               *scratch, n, agent.exploration)
+                               *scratch, n, agent.exploration,
+                               DEFAULT_EXPAND if agent.expand is None else agent.expand)
 
     if agent.simulations is not None:
         run(agent.simulations)

@@ -633,3 +633,68 @@ def test_mcts_greedy_takes_an_immediate_win_and_is_reproducible(playout):
     b = game.search(state, spec, _stream(11))
     assert a.action == b.action and a.children == b.children and a.action in game.legal(state)
     assert np.array_equal(state, ag.initial_state())
+
+
+# ---------------------------------------------------- issue 24: more simulations, not weaker
+
+# From a game of mcts-greedy:2000:4 (plain UCT expansion) against greedy (seed 3, game 3,
+# ply 23, seat 1 to move): with expansion at the second visit, 2000 simulations left a
+# piece capturable at once in 6 searches of 6 (141 legal turns, 38 of them safe).
+HANG_POSITION = (67175552, 42966745681, 536887296, 68856315916)
+
+
+def _hangs(game: mcts.AgentGame, state: np.ndarray, code: int) -> bool:
+    """After turn ``code`` the opponent can capture a piece of the mover at once."""
+    after = state.copy()
+    game.apply(after, code)
+    if ag.result_of(after)[1] >= 0:
+        return False
+    side = int(after[ag.S_SIDE])
+    pcs = ag.pieces_of(after)
+    mine = pcs[2 * (1 - side)] | pcs[2 * (1 - side) + 1]
+    return any(c >= 0 and (mine >> c) & 1 for _, _, c in tt.legal_pawn_moves(pcs, side))
+
+
+def _greedy_search(state: np.ndarray, sims: int, seed: int, expand: float | None = None) -> int:
+    game = ag.agent_game(playout="greedy:4")
+    agent = mcts.AgentSpec(simulations=sims, expand=expand)
+    cap = mcts.loop_tree_capacity(sims, ag.MAX_ACTIONS)
+    return game.search(state.copy(), agent, _stream(seed), max_nodes=cap).action
+
+
+def test_greedy_search_with_more_simulations_does_not_hang_a_piece():
+    """Issue 24: ``mcts-greedy:N:4`` grew weaker with N because a node expanded at its
+    second visit tries each of its ~150 replies once before any twice, so its mean was
+    the average over random replies, not the greedy reply that captures.  With the
+    expansion threshold (``GREEDY_EXPAND``) 2000 simulations keep every piece safe here;
+    the plain rule (``expand=0``, the old default) hangs one in most searches."""
+    game = ag.agent_game(playout="greedy:4")
+    state = ag.from_position(HANG_POSITION, side=1, ply=23)
+    assert game.expand == ag.GREEDY_EXPAND > 0
+    assert not any(_hangs(game, state, _greedy_search(state, 2000, s)) for s in range(4))
+    assert sum(_hangs(game, state, _greedy_search(state, 2000, s, expand=0.0))
+               for s in range(4)) >= 3
+
+
+def test_expansion_threshold_keeps_nodes_unexpanded_until_visited_per_action():
+    """``run_simulations(expand=f)``: a node other than the root is expanded only once
+    it has ``f`` visits per legal action; ``f = 0`` is plain UCT (expanded at the second
+    visit), as Trike and the Trio board search."""
+    game = ag.agent_game(playout="greedy:4")
+    root = ag.initial_state()
+    for f, sims in ((0.0, 400), (1.0, 20000)):
+        tree = mcts.new_tree(2, 1 << 20)
+        scratch = mcts.Scratch(state=np.empty_like(root),
+                               actions=np.empty(game.max_actions, dtype=np.int64),
+                               playout=np.empty(game.playout_scratch, dtype=np.int64),
+                               rewards=np.zeros(2), path=np.empty(mcts.MAX_PATH, dtype=np.int64))
+        mcts.run_simulations(*game.kernels, game.tables, root, _stream(1), *tree[:-1],
+                             tree.counters, *scratch, sims, mcts.DEFAULT_EXPLORATION, f)
+        first, n = int(tree.first_child[0]), int(tree.n_children[0])
+        expanded = [c for c in range(first, first + n) if tree.first_child[c] != mcts.NO_CHILDREN]
+        for c in expanded:  # expanded at visit v + 1 >= f * legal turns + 1
+            assert tree.visits[c] >= max(2, f * tree.n_children[c] + 1)
+        if f == 0.0:
+            assert len(expanded) > n // 2
+        else:
+            assert 0 < len(expanded) < n

@@ -51,10 +51,12 @@ marks a decision of this project):
   playouts to the end are slow (from the setup about 380 turns, 86 to 89
   games in 100 reaching the ply cap of 400) and their draws say little.  Measured (20
   games in each seat order, seed 1): ``mcts-greedy:40`` loses all 40 to
-  ``greedy``, ``mcts-greedy:200:4`` wins all 40.  More simulations are not
-  always stronger: ``mcts-greedy:1000:4`` won 26 of 40, ``mcts-greedy:3000:4``
-  18 of 40 (likely because, with ~160 turns a node, the visits of a large
-  tree average over mostly harmless replies).
+  ``greedy``, ``mcts-greedy:200:4`` wins all 40.  The searches with greedy
+  playouts expand a node only once it has as many visits as legal turns
+  (:data:`trilab.solver.tabula_trivium.agents.GREEDY_EXPAND`, issue 24): with
+  the plain UCT rule more simulations were weaker (``mcts-greedy:1000:4`` won
+  26 of 40, ``mcts-greedy:3000:4`` 18 of 40), as an expanded node's mean
+  averaged over uniformly random replies instead of the greedy one.
 
 Full turns are listed by pawn movement (list order), then stone movement
 (list order).  A turn whose pawn movement ends the game, or after which no

@@ -1,0 +1,161 @@
+"""An agent's move in a position of a game with a position notation (``trilab move``,
+``trilab play``) beyond Trike: Tabula Trivium (:mod:`trilab.solver.tabula_trivium.notation`).
+
+The agent is ``mcts:N`` / ``mcts:Ns`` (random playouts) or ``mcts-greedy:N[:K]`` /
+``mcts-greedy:Ns[:K]`` (greedy playouts cut after K turns, default 4: the game
+loop's ``mcts-greedy:N:K`` policy, with its expansion threshold).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from trilab.analysis.trike.move import AgentInputError
+from trilab.solver import mcts
+from trilab.solver.rng import game_stream
+from trilab.solver.tabula_trivium import agents as ta
+from trilab.solver.tabula_trivium import notation as tn
+
+AGENT_FORMS = "mcts:N, mcts:Ns, mcts-greedy:N[:K] or mcts-greedy:Ns[:K] (K: playout cutoff)"
+
+
+def parse_tabula_agent(text: str) -> tuple[mcts.AgentSpec, str]:
+    """``(agent, playout name)`` of an agent text; :class:`AgentInputError` if bad."""
+    head, _, rest = text.strip().partition(":")
+    playout = "random"
+    if head == "mcts-greedy":
+        budget, _, k = rest.partition(":")
+        playout = f"greedy:{k or 4}"
+        try:
+            ta.check_playout(playout)
+        except ValueError as e:
+            raise AgentInputError(f"agent {text!r}: {e}", "--agent") from None
+        text = f"mcts:{budget}"
+    elif head != "mcts":
+        raise AgentInputError(f"unknown agent {text!r}; agents: {AGENT_FORMS}", "--agent")
+    try:
+        return mcts.parse_agent(text), playout
+    except ValueError as e:
+        raise AgentInputError(str(e), "--agent") from None
+
+
+def turn_text(code: int) -> str:
+    """A turn as ``pf-pt[xc][,sf-st]`` (node numbers; ``x``: the captured node)."""
+    pf, pt, pc, sf, st = ta.turn_of(code)
+    out = f"{pf}-{pt}" + (f"x{pc}" if pc >= 0 else "")
+    return out + (f",{sf}-{st}" if sf >= 0 else "")
+
+
+@dataclass(frozen=True)
+class TabulaMoveReport:
+    position: str
+    agent: str
+    seed: int
+    seat: int
+    result: mcts.SearchResult
+
+    def to_json(self) -> dict:
+        res = self.result
+        return {"game": "tabula-trivium", "position": self.position, "agent": self.agent,
+                "seed": self.seed, "seat": self.seat, "move": turn_text(res.action),
+                "turn": list(ta.turn_of(res.action)), "simulations": res.simulations,
+                "seconds": round(res.seconds, 4), "value": round(res.value, 6),
+                "proven": res.proven, "nodes": res.nodes,
+                "visits": [{"move": turn_text(c.action), "visits": c.visits,
+                            "value": round(c.value, 6), "proven": c.proven}
+                           for c in res.children]}
+
+    def text(self, top: int = 10) -> str:
+        res = self.result
+        lines = [f"tabula-trivium {self.position}; {tn.SIDES[self.seat]} to move; "
+                 f"{self.agent}, seed {self.seed}",
+                 f"move {turn_text(res.action)}   value {res.value:.3f}"
+                 f"{' (proven)' if res.proven else ''}",
+                 f"{res.simulations:,} simulations in {res.seconds:.3f} s, {res.nodes:,} nodes",
+                 f"{'move':>16} {'visits':>10} {'value':>7}"]
+        for c in res.children[:top]:
+            lines.append(f"{turn_text(c.action):>16} {c.visits:>10,} {c.value:>7.3f}"
+                         f"{'  proven' if c.proven else ''}")
+        if len(res.children) > top:
+            lines.append(f"   ... {len(res.children) - top} more moves")
+        return "\n".join(lines)
+
+
+def tabula_state(position: str | None) -> np.ndarray:
+    """The agents' state of a position in the notation (``None``: the setup)."""
+    try:
+        pieces, side, ply = tn.parse_position(position or tn.START)
+    except tn.NotationError as e:
+        raise AgentInputError(str(e), "--position") from None
+    return ta.from_position(pieces, side, ply=ply)
+
+
+def search(state: np.ndarray, agent_text: str, stream: np.ndarray) -> mcts.SearchResult:
+    agent, playout = parse_tabula_agent(agent_text)
+    game = ta.agent_game(playout=playout)
+    cap = None
+    if agent.simulations is not None:  # the game loop's tree capacity
+        cap = mcts.loop_tree_capacity(agent.simulations, ta.MAX_ACTIONS)
+    return game.search(state.copy(), agent, stream, max_nodes=cap)
+
+
+def tabula_move(position: str | None, agent_text: str, seed: int = 0) -> TabulaMoveReport:
+    """The agent's move in a Tabula Trivium position (the stream ``(seed, 0)``)."""
+    parse_tabula_agent(agent_text)
+    state = tabula_state(position)
+    if ta.result_of(state)[1] >= 0:
+        raise AgentInputError("the game is over in this position", "--position")
+    res = search(state, agent_text, game_stream(np.uint64(seed), np.uint64(0)))
+    pieces, side, ply = ta.pieces_of(state), int(state[ta.S_SIDE]), int(state[ta.S_PLY])
+    return TabulaMoveReport(tn.format_position(pieces, side, ply), agent_text.strip(), seed,
+                            side, res)
+
+
+def parse_turn(text: str, legal: list[int]) -> int | None:
+    """The legal turn typed as ``pf-pt[,sf-st]`` (the capture is implied), else None."""
+    typed = text.replace(" ", "").lower()
+    for code in legal:
+        pf, pt, pc, sf, st = ta.turn_of(code)
+        forms = {f"{pf}-{pt}" + (f",{sf}-{st}" if sf >= 0 else ""), turn_text(code)}
+        if typed in forms:
+            return code
+    return None
+
+
+def tabula_play(agent_text: str, human_seat: int, seed: int, read, write) -> int:
+    """Play Tabula Trivium in the terminal from the setup: the human types turns
+    (``pf-pt,sf-st``; ``moves`` lists them, ``quit`` stops), the agent replies.
+    Returns the winners bitmask (0: draw or unfinished)."""
+    parse_tabula_agent(agent_text)
+    state = ta.initial_state()
+    game = ta.agent_game()
+    stream = game_stream(np.uint64(seed), np.uint64(0))
+    write("Nodes are numbered row by row (rows of 4-5-6-7-6-5-4 nodes); A/a: seat A's "
+          "pawns/stones, B/b: seat B's.")
+    while ta.result_of(state)[1] < 0:
+        side = int(state[ta.S_SIDE])
+        write(tn.format_position(ta.pieces_of(state), side, int(state[ta.S_PLY])))
+        legal = game.legal(state)
+        if side == human_seat:
+            line = read(f"{tn.SIDES[side]}").strip()
+            if line == "quit":
+                write("game left unfinished")
+                return 0
+            if line == "moves":
+                write(" ".join(sorted({turn_text(c) for c in legal})))
+                continue
+            code = parse_turn(line, legal)
+            if code is None:
+                write(f"not a legal turn: {line!r} (type pf-pt,sf-st; 'moves' lists them)")
+                continue
+        else:
+            code = search(state, agent_text, stream).action
+            write(f"{tn.SIDES[side]} plays {turn_text(code)}")
+        game.apply(state, code)
+    winners, reason = ta.result_of(state)
+    from trilab.solver.tabula_trivium.rules import END_REASONS
+    who = "draw" if winners == 0 else f"{tn.SIDES[winners.bit_length() - 1]} wins"
+    write(f"{tn.format_position(ta.pieces_of(state), int(state[ta.S_SIDE]))}\n"
+          f"{who} ({END_REASONS[reason]})")
+    return winners
