@@ -209,8 +209,8 @@ def collect(folder) -> pd.DataFrame:
         if meta_path.name.startswith("summary"):
             continue
         m = json.loads(meta_path.read_text())
-        if "seats" not in m:
-            continue
+        if "seats" not in m or "first_seat_advantage_ci" not in m:
+            continue  # not a `trilab simulate` study (e.g. a strength ladder's table)
         o = m.get("options", {})
         lo, hi = m["first_seat_advantage_ci"]
         rows.append({
