@@ -168,8 +168,9 @@ def _trike_agents(ctx, param, value: str) -> str:
 
 
 def _position_games(ctx, param, value: str) -> str:
-    """``move``/``play``: Trike, or Tabula Trivium (its notation: analysis/move.py)."""
-    if value == "tabula-trivium":
+    """``move``/``play``: Trike, Tabula Trivium or (``move``) the Trio board game
+    (their notations: analysis/move.py)."""
+    if value == "tabula-trivium" or (value == "trio-board" and ctx.command.name == "move"):
         return value
     return _trike_agents(ctx, param, value)
 
@@ -368,17 +369,24 @@ def margins(game: str, size: int, tt_mb: float | None, time_limit: float | None,
               help="The search's random stream (same seed and N: same move).")
 @click.option("--no-pie", is_flag=True,
               help="Play without the pie rule (no swap after the opening).")
+@click.option("--fortress", default="sides", show_default=True, metavar="sides|row3|general",
+              help="trio-board: the Fortress reading.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout.")
 def move(game: str, size: int | None, position_text: str | None, agent_text: str, seed: int,
-         no_pie: bool, as_json: bool) -> None:
-    """The agent's move in a position, with the visits and value of every move."""
+         no_pie: bool, fortress: str, as_json: bool) -> None:
+    """The agent's move in a position, with the visits and value of every move.
+
+    Positions: Trike as for analyze; Tabula Trivium and the Trio board game in
+    their notations (docs/commands.md; the default is the setup)."""
     from trilab.analysis.trike import move as agents
 
-    if game == "tabula-trivium":  # notation: trilab.solver.tabula_trivium.notation
-        from trilab.analysis import move as tabula
+    if game in ("tabula-trivium", "trio-board"):  # notations: solver/<game>/notation.py
+        from trilab.analysis import move as notation_games
 
         try:
-            report = tabula.tabula_move(position_text, agent_text, seed)
+            report = (notation_games.tabula_move(position_text, agent_text, seed)
+                      if game == "tabula-trivium" else
+                      notation_games.trio_board_move(position_text, agent_text, seed, fortress))
         except agents.AgentInputError as e:
             raise _usage_error(e) from None
         click.echo(json.dumps(report.to_json()) if as_json else report.text())

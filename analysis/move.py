@@ -1,9 +1,13 @@
 """An agent's move in a position of a game with a position notation (``trilab move``,
-``trilab play``) beyond Trike: Tabula Trivium (:mod:`trilab.solver.tabula_trivium.notation`).
+``trilab play``) beyond Trike: Tabula Trivium (:mod:`trilab.solver.tabula_trivium.notation`)
+and the Trio board game (:mod:`trilab.solver.trio_board.notation`).
 
-The agent is ``mcts:N`` / ``mcts:Ns`` (random playouts) or ``mcts-greedy:N[:K]`` /
-``mcts-greedy:Ns[:K]`` (greedy playouts cut after K turns, default 4: the game
-loop's ``mcts-greedy:N:K`` policy, with its expansion threshold).
+Tabula Trivium's agent is ``mcts:N`` / ``mcts:Ns`` (random playouts) or
+``mcts-greedy:N[:K]`` / ``mcts-greedy:Ns[:K]`` (greedy playouts cut after K turns,
+default 4: the game loop's ``mcts-greedy:N:K`` policy, with its expansion
+threshold).  The Trio board's is ``mcts:N`` / ``mcts:Ns`` (random playouts) or
+``mcts-greedy:N[:K]`` (greedy playouts to the end, or cut after K plies), as
+its seats play in ``trilab simulate``.
 """
 
 from __future__ import annotations
@@ -16,6 +20,10 @@ from trilab.solver import mcts
 from trilab.solver.rng import game_stream
 from trilab.solver.tabula_trivium import agents as ta
 from trilab.solver.tabula_trivium import notation as tn
+from trilab.solver.trio_board import agents as tba
+from trilab.solver.trio_board import notation as tbn
+from trilab.solver.trio_board.board import check_fortress
+from trilab.solver.trio_board.rules import MAX_PLAYOUT_PLIES, PLAYOUT_RANDOM
 
 AGENT_FORMS = "mcts:N, mcts:Ns, mcts-greedy:N[:K] or mcts-greedy:Ns[:K] (K: playout cutoff)"
 
@@ -49,33 +57,46 @@ def turn_text(code: int) -> str:
 
 @dataclass(frozen=True)
 class TabulaMoveReport:
+    """The agent's move in a position, with every move's visits and value.  The
+    Tabula Trivium report by default; ``game``, ``seat_name`` and ``describe``
+    make it another game's (:func:`trio_board_move`)."""
+
     position: str
     agent: str
     seed: int
     seat: int
     result: mcts.SearchResult
+    game: str = "tabula-trivium"
+    seat_name: str = ""
+    describe: object = None  # action code -> text (default: a Tabula Trivium turn)
+
+    def _text(self, action: int) -> str:
+        return (self.describe or turn_text)(action)
 
     def to_json(self) -> dict:
         res = self.result
-        return {"game": "tabula-trivium", "position": self.position, "agent": self.agent,
-                "seed": self.seed, "seat": self.seat, "move": turn_text(res.action),
-                "turn": list(ta.turn_of(res.action)), "simulations": res.simulations,
+        out = {"game": self.game, "position": self.position, "agent": self.agent,
+               "seed": self.seed, "seat": self.seat, "move": self._text(res.action)}
+        if self.game == "tabula-trivium":
+            out["turn"] = list(ta.turn_of(res.action))
+        return {**out, "simulations": res.simulations,
                 "seconds": round(res.seconds, 4), "value": round(res.value, 6),
                 "proven": res.proven, "nodes": res.nodes,
-                "visits": [{"move": turn_text(c.action), "visits": c.visits,
+                "visits": [{"move": self._text(c.action), "visits": c.visits,
                             "value": round(c.value, 6), "proven": c.proven}
                            for c in res.children]}
 
     def text(self, top: int = 10) -> str:
         res = self.result
-        lines = [f"tabula-trivium {self.position}; {tn.SIDES[self.seat]} to move; "
+        seat = self.seat_name or tn.SIDES[self.seat]
+        lines = [f"{self.game} {self.position}; {seat} to move; "
                  f"{self.agent}, seed {self.seed}",
-                 f"move {turn_text(res.action)}   value {res.value:.3f}"
+                 f"move {self._text(res.action)}   value {res.value:.3f}"
                  f"{' (proven)' if res.proven else ''}",
                  f"{res.simulations:,} simulations in {res.seconds:.3f} s, {res.nodes:,} nodes",
                  f"{'move':>16} {'visits':>10} {'value':>7}"]
         for c in res.children[:top]:
-            lines.append(f"{turn_text(c.action):>16} {c.visits:>10,} {c.value:>7.3f}"
+            lines.append(f"{self._text(c.action):>16} {c.visits:>10,} {c.value:>7.3f}"
                          f"{'  proven' if c.proven else ''}")
         if len(res.children) > top:
             lines.append(f"   ... {len(res.children) - top} more moves")
@@ -159,3 +180,65 @@ def tabula_play(agent_text: str, human_seat: int, seed: int, read, write) -> int
     write(f"{tn.format_position(ta.pieces_of(state), int(state[ta.S_SIDE]))}\n"
           f"{who} ({END_REASONS[reason]})")
     return winners
+
+
+# ------------------------------------------------------------------ the Trio board game
+
+TRIO_AGENT_FORMS = "mcts:N, mcts:Ns or mcts-greedy:N[:K] (greedy playouts, cut after K plies)"
+
+
+def parse_trio_board_agent(text: str) -> tuple[mcts.AgentSpec, int]:
+    """``(agent, playout kind)`` of an agent text (the state's playout setting:
+    random, greedy to the end, or greedy cut after K plies)."""
+    head, _, rest = text.strip().partition(":")
+    kind = PLAYOUT_RANDOM
+    if head == "mcts-greedy":
+        budget, _, k = rest.partition(":")
+        kind = 0
+        if k:
+            if not k.isdigit() or not 1 <= int(k) <= MAX_PLAYOUT_PLIES:
+                raise AgentInputError(f"agent {text!r}: K must be 1..{MAX_PLAYOUT_PLIES}",
+                                      "--agent")
+            kind = int(k)
+        text = f"mcts:{budget}"
+    elif head != "mcts":
+        raise AgentInputError(f"unknown agent {text!r}; agents: {TRIO_AGENT_FORMS}",
+                              "--agent")
+    try:
+        return mcts.parse_agent(text), kind
+    except ValueError as e:
+        raise AgentInputError(str(e), "--agent") from None
+
+
+def trio_move_text(action: int) -> str:
+    """A Trio board move as ``from-to`` (cell ids; a Fortress is 52 + its seat), or ``pass``."""
+    move = tba.move_of(action)
+    return "pass" if move is None else f"{move[0]}-{move[1]}"
+
+
+def trio_board_move(position: str | None, agent_text: str, seed: int = 0,
+                    fortress: str = "sides") -> TabulaMoveReport:
+    """The agent's move in a Trio board position (the stream ``(seed, 0)``)."""
+    agent, kind = parse_trio_board_agent(agent_text)
+    try:
+        game = tba.agent_game(check_fortress(fortress))
+    except ValueError as e:
+        raise AgentInputError(str(e), "--fortress") from None
+    try:
+        pieces, side, ply = tbn.parse_position(position or tbn.START)
+        state = tba.from_position(pieces, side, ply)
+    except ValueError as e:  # NotationError included
+        raise AgentInputError(str(e), "--position") from None
+    if tba.result_of(state)[1] != tba.NO_RESULT:
+        raise AgentInputError("the game is over in this position", "--position")
+    state[tba.S_PLAYOUT] = kind
+    cap = None
+    if agent.simulations is not None:  # the game loop's tree capacity
+        cap = mcts.loop_tree_capacity(agent.simulations, tba.MAX_ACTIONS)
+    res = game.search(state.copy(), agent, game_stream(np.uint64(seed), np.uint64(0)),
+                      max_nodes=cap)
+    side = res.seat
+    return TabulaMoveReport(tbn.format_position(tba.pieces_of(state), side,
+                                                int(state[tba.S_PLY])),
+                            agent_text.strip(), seed, side, res, game="trio-board",
+                            seat_name=f"seat {side}", describe=trio_move_text)
