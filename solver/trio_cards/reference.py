@@ -77,6 +77,9 @@ class Table:
         self.faceup: list[tuple[str, int, int]] = []  # (kind, player or slot, value)
         self.trios: dict[int, int] = {}  # value -> team
         self.know: list[dict] = [{} for _ in range(players)]  # ("hand", q, pos) / ("mid", j)
+        # public bounds of every hand: a trio of v taken from its low (high) end leaves
+        # only cards >= v (<= v); a swap forgets them (the belief of deduce reads them)
+        self.bounds = [[1, 12] for _ in range(players)]
         self.digest = 0  # move digest (module docstring)
 
     def fold(self, code: int) -> None:
@@ -158,6 +161,10 @@ class Table:
         for kind2, q, _ in self.faceup:
             if kind2 == "mid":
                 self.middle[q] = None
+            elif kind2 == "low":
+                self.bounds[q][0] = max(self.bounds[q][0], value)
+            else:
+                self.bounds[q][1] = min(self.bounds[q][1], value)
         self.faceup = []
         self.trios[value] = team
         return value
@@ -192,6 +199,8 @@ class Table:
             self.hands[a] = sorted(self.hands[a] + [gb])
             self.hands[b] = sorted(self.hands[b] + [ga])
             self.fold(swap_code(t, ga, gb))
+            self.bounds[a] = [1, 12]
+            self.bounds[b] = [1, 12]
             for o in range(self.n):
                 self.know[o] = {k: v for k, v in self.know[o].items()
                                 if not (k[0] == "hand" and k[1] in (a, b))}
