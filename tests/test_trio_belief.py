@@ -8,7 +8,7 @@
   equal a brute-force enumeration of every placement of the distinguishable
   hidden cards on small hand-made situations.
 * No peeking: replacing the hidden cards by another consistent deal changes
-  neither the belief's output nor the policies' choices.
+  neither the belief's output (marginals, samples) nor the ``deduce`` choice.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import pytest
 from test_trio_cards import to_engine
 from trilab.solver.rng import PyRng
 from trilab.solver.trio_cards import belief as bl
+from trilab.solver.trio_cards import deduce as dd
 from trilab.solver.trio_cards import game as tc
 from trilab.solver.trio_cards import reference as ref
 
@@ -290,6 +291,20 @@ def test_sortedness_and_bounds_are_used():
 # ---------------------------------------------------------------- no peeking
 
 
+def deduce_of(st, bnd, o: int, n: int, n_mid: int, teams: bool) -> int:
+    """The ``deduce`` reveal of seat ``o`` in engine state ``st``."""
+    legal = np.zeros(tc.MAX_ACTIONS, dtype=np.int64)
+    k = tc.legal_reveals(n, n_mid, st.hsize, st.rlo, st.rhi, st.mid, st.mrev, legal)
+    bi, bf = bl.new_workspace()
+    f = np.zeros(tc.MAX_ACTIONS)
+    team = o % (n // 2) if teams else o
+    return int(dd.deduce_choice(
+        o, team, 0, n, n_mid, st.hands, st.hsize, st.rlo, st.rhi, st.mid, st.mrev, st.turn,
+        st.owner, st.hknow, st.mknow, bnd, legal, k, bi, bf, f,
+        np.zeros(6, np.int64), np.zeros(6, np.int64), np.zeros(6), np.zeros(6),
+        np.zeros(9, np.int64)))
+
+
 def hidden_swapped(st, bnd, o: int, n: int, n_mid: int, seed: int):
     """The same position for seat ``o`` with other hidden cards: a deal drawn from the
     belief itself (same own hand, records, sizes, trios; other unknown cards)."""
@@ -319,6 +334,8 @@ def test_changing_only_hidden_cards_changes_nothing_the_seat_uses(players, teams
             assert a[0] == b[0]
             np.testing.assert_array_equal(a[1], b[1])
             np.testing.assert_array_equal(a[2], b[2])
+            assert deduce_of(st, bnd, o, players, m, teams) == deduce_of(
+                other, bnd, o, players, m, teams)
             sa = bl.sample_deals(st, bnd, o, players, m, 5, seed=1)
             sb = bl.sample_deals(other, bnd, o, players, m, 5, seed=1)
             np.testing.assert_array_equal(sa[1], sb[1])

@@ -27,6 +27,7 @@ import copy
 import itertools
 
 from trilab.solver.rng import PyRng, py_digest_step
+from trilab.solver.trio_cards.reference_deduce import deduce_choice
 
 LINKED_PAIRS = {(1, 6), (1, 8), (2, 5), (2, 9), (3, 4), (3, 10), (4, 11), (5, 12)}
 DEALS = {3: (9, 9), 4: (7, 8), 5: (6, 6), 6: (5, 6)}
@@ -311,6 +312,10 @@ def new_table(rng: PyRng, opts: dict) -> Table:
 def choose(table: Table, seat: int, kind: str, rng: PyRng) -> tuple[str, int]:
     if kind == "random":
         return pick(rng, table.legal())
+    if kind == "deduce":
+        action = deduce_choice(table, seat)
+        if action is not None:
+            return action
     return table.memory_choice(seat, rng)
 
 
