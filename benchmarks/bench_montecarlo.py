@@ -9,7 +9,7 @@ pool warmed up first by a small run (spawned workers, Numba caches loaded),
 as in a long study where start-up does not count.  Rows are appended to
 ``results/bench/montecarlo.csv`` with the commit and machine.
 
-    python benchmarks/bench_montecarlo.py [--games 20000] [--reference-games 200]
+    python benchmarks/bench_montecarlo.py [--games 20000] [--reference-games 200] [--only deduce]
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ CASES = [
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["random"]}, 1),
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["memory"]}, 1),
     ("trio-cards", {"players": 6, "mode": "spicy", "teams": True, "policies": ["memory"]}, 1),
+    ("trio-cards", {"players": 3, "mode": "simple", "policies": ["deduce"]}, 20),
+    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["deduce"]}, 400),
     ("tabula-trivium", {"policies": ["random"]}, 1),
     ("tabula-trivium", {"policies": ["greedy"]}, 20),
     ("tabula-trivium", {"policies": ["lookahead:1", "random"]}, 10),
@@ -49,9 +51,13 @@ def main() -> None:
     ap.add_argument("--scaling-factor", type=int, default=5,
                     help="the 1 vs 2 jobs runs play this many times --games games")
     ap.add_argument("--out", default=str(ROOT / "results" / "bench" / "montecarlo.csv"))
+    ap.add_argument("--only", default="",
+                    help="run only the cases whose 'game options' text contains this")
     args = ap.parse_args()
     rows = []
     for game, options, cost in CASES:
+        if args.only not in f"{game} {options}":
+            continue
         spec = load_spec(game)
         config = spec.make_config(options)
         n = max(1, args.games // cost)

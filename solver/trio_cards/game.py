@@ -60,6 +60,12 @@ one per seat, or in team play one per team):
   trios and hand sizes, the cards face up this turn and its records.
 * ``forgetful:P`` -- ``memory``, but at the start of each of its turns it
   forgets each record with probability ``P`` (see :func:`forget`).
+* ``deduce`` -- see :mod:`trilab.solver.trio_cards.deduce`: the seat's exact
+  belief over the hidden cards (:mod:`trilab.solver.trio_cards.belief`:
+  counting the three copies, sorted hands, the public *hand bounds* ``bnd``
+  that trios leave, which the engine keeps for it) gives the probability of
+  every reveal; it takes sure trios, else the reveal with the best estimated
+  trio chance.  It draws no random number.
 
 **[choice]** :data:`REVEAL_ORDER`: legal reveals are listed as, for each seat
 0..n-1, its low reveal then its high reveal (when it has 1 resp. 2+ unrevealed
@@ -103,6 +109,8 @@ import numpy as np
 from trilab.solver.game_api import GameConfig, GameSpec
 from trilab.solver.jit import kernel
 from trilab.solver.rng import below, digest_step, game_stream, uniform
+from trilab.solver.trio_cards import belief
+from trilab.solver.trio_cards.deduce import deduce_choice
 from trilab.solver.trio_cards.reference import reference_game
 
 N_VALUES = 12
@@ -141,13 +149,15 @@ MODES = ("simple", "spicy")
 SIMPLE, SPICY = 0, 1
 END_REASONS = ("three trios", "linked trios", "sevens", "turn cap")
 THREE_TRIOS, LINKED_TRIOS, SEVENS, TURN_CAP = 0, 1, 2, 3
-RANDOM, MEMORY, FORGETFUL = 0, 1, 2
+RANDOM, MEMORY, FORGETFUL, DEDUCE = 0, 1, 2, 3
 POLICIES = {
     "random": "uniform over the legal reveals at every reveal step",
     "memory": "remembers every reveal; takes a sure trio (winning ones first), else "
               "starts with the value it can reveal most of, then guesses unknown cards",
     "forgetful:P": "memory, but forgets each record with probability P at the start "
                    "of each of its turns (0 <= P <= 1)",
+    "deduce": "exact belief over the hidden cards (counting, sorted hands); takes sure "
+              "trios, else the reveal with the best estimated trio chance",
 }
 
 # icfg layout (fcfg[p] = forgetting probability of seat p)
@@ -584,11 +594,41 @@ def memory_choice(o: int, rs: np.ndarray, team_o: int, mode: int, n_players: int
 
 
 @kernel
+def reset_swapped_bounds(skip_team: int, n_players: int, hsize: np.ndarray,
+                         bnd: np.ndarray) -> None:
+    """After :func:`team_swaps`: the hands that swapped have no public bounds any more."""
+    half = n_players // 2
+    for t in range(half):
+        if t == skip_team or hsize[t] == 0 or hsize[t + half] == 0:
+            continue
+        for s in (t, t + half):
+            bnd[s, 0] = 1
+            bnd[s, 1] = N_VALUES
+
+
+@kernel
+def update_bounds(v: int, tacts: np.ndarray, nt: int, bnd: np.ndarray) -> None:
+    """A trio of ``v`` from the reveals ``tacts[:nt]``: the hands it left bounded."""
+    for k in range(nt):
+        a = tacts[k]
+        if a >= MID_BASE:
+            continue
+        q = a >> 1
+        if a & 1:
+            bnd[q, 1] = min(bnd[q, 1], v)
+        else:
+            bnd[q, 0] = max(bnd[q, 0], v)
+
+
+@kernel
 def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarray,
               hands: np.ndarray, hsize: np.ndarray, rlo: np.ndarray, rhi: np.ndarray,
               mid: np.ndarray, mrev: np.ndarray, turn: np.ndarray, owner: np.ndarray,
               hknow: np.ndarray, mknow: np.ndarray, team: np.ndarray, legal: np.ndarray,
-              cand: np.ndarray, acc: np.ndarray, loc: np.ndarray, pool: np.ndarray):
+              cand: np.ndarray, acc: np.ndarray, loc: np.ndarray, pool: np.ndarray,
+              bnd: np.ndarray, tacts: np.ndarray, bi: np.ndarray, bf: np.ndarray,
+              score: np.ndarray, dl: np.ndarray, dh: np.ndarray, pl: np.ndarray,
+              ph: np.ndarray, used: np.ndarray):
     """One game on preallocated arrays; returns ``(winners, turns, reason, digest)``.
 
     ``digest`` (``uint64``) folds every reveal, team swap and forgotten record
@@ -604,6 +644,8 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
     owner[:] = -1
     hknow[:, :, :] = 0
     mknow[:, :] = 0
+    bnd[:, 0] = 1
+    bnd[:, 1] = N_VALUES
     h = np.uint64(0)
     if teams:
         h = team_swaps(-1, n, hands, hsize, hknow, acc, h)
@@ -615,25 +657,35 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
         policy = icfg[I_POLICY + p]
         if policy == FORGETFUL:
             h = forget(p, fcfg[p], rs, n, n_mid, hsize, hknow, mknow, h)
+        nt = 0
         while True:
             n_legal = legal_reveals(n, n_mid, hsize, rlo, rhi, mid, mrev, legal)
+            a = -1
             if policy == RANDOM:
                 a = pick(rs, legal, n_legal)
-            else:
+            elif policy == DEDUCE:
+                a = deduce_choice(p, team[p], mode, n, n_mid, hands, hsize, rlo, rhi, mid,
+                                  mrev, turn, owner, hknow, mknow, bnd, legal, n_legal, bi, bf,
+                                  score, dl, dh, pl, ph, used)
+            if a < 0:
                 a = memory_choice(p, rs, team[p], mode, n, n_mid, hands, hsize, rlo, rhi, mid,
                                   mrev, turn, owner, hknow, mknow, legal, n_legal, cand, acc,
                                   loc, pool)
+            tacts[nt] = a
+            nt += 1
             h = digest_step(h, np.int64(a))
             res = apply_reveal(a, team[p], n, n_mid, hands, hsize, rlo, rhi, mid, mrev, turn,
                                owner, hknow, mknow, track)
             if res == 0:
                 continue
             if res > 0:
+                update_bounds(res, tacts, nt, bnd)
                 reason = trio_result(res, team[p], owner, mode)
                 if reason >= 0:
                     return winners_mask(n, team, team[p]), tn + 1, reason, h
                 if teams and icfg[I_RESWAP] != 0:
                     h = team_swaps(team[p], n, hands, hsize, hknow, acc, h)
+                    reset_swapped_bounds(team[p], n, hsize, bnd)
             break
     return 0, icfg[I_TURN_CAP], TURN_CAP, h
 
@@ -714,10 +766,21 @@ def play_chunk(seed, first_game, n_games, icfg, fcfg):
     acc = np.zeros(N_VALUES + 1, dtype=np.int64)
     loc = np.zeros(N_VALUES + 1, dtype=np.int64)
     pool = np.zeros(N_VALUES + 1, dtype=np.int64)
+    bnd = np.zeros((MAX_PLAYERS, 2), dtype=np.int64)
+    tacts = np.zeros(COPIES, dtype=np.int64)
+    bi = np.zeros(belief.BI_LEN, dtype=np.int64)
+    bf = np.zeros(belief.BF_LEN, dtype=np.float64)
+    score = np.zeros(MAX_ACTIONS, dtype=np.float64)
+    dl = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    dh = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    pl = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    ph = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    used = np.zeros(MAX_MIDDLE, dtype=np.int64)
     for g in range(n_games):
         rs = game_stream(np.uint64(seed), np.uint64(first_game + g))
         w, n, r, d = play_game(rs, icfg, fcfg, deck, hands, hsize, rlo, rhi, mid, mrev, turn,
-                               owner, hknow, mknow, team, legal, cand, acc, loc, pool)
+                               owner, hknow, mknow, team, legal, cand, acc, loc, pool, bnd,
+                               tacts, bi, bf, score, dl, dh, pl, ph, used)
         winners[g] = w
         length[g] = n
         reason[g] = r
@@ -737,6 +800,8 @@ def parse_policy(text: str) -> tuple[str, int, float]:
         return "random", RANDOM, 0.0
     if name == "memory":
         return "memory", MEMORY, 0.0
+    if name == "deduce":
+        return "deduce", DEDUCE, 0.0
     if name == "forgetful" or name.startswith("forgetful:"):
         arg = name.partition(":")[2]
         try:
@@ -748,7 +813,7 @@ def parse_policy(text: str) -> tuple[str, int, float]:
                              "0 <= P <= 1, e.g. forgetful:0.3")
         return f"forgetful:{p}", FORGETFUL, p
     raise ValueError(f"unknown policy {name!r}; trio-cards policies: "
-                     "random, memory, forgetful:P")
+                     "random, memory, forgetful:P, deduce")
 
 
 OPTION_KEYS = ("players", "mode", "teams", "policies", "turn_cap", "team_reswap")

@@ -27,6 +27,7 @@ import copy
 import itertools
 
 from trilab.solver.rng import PyRng, py_digest_step
+from trilab.solver.trio_cards.reference_deduce import deduce_choice
 
 LINKED_PAIRS = {(1, 6), (1, 8), (2, 5), (2, 9), (3, 4), (3, 10), (4, 11), (5, 12)}
 DEALS = {3: (9, 9), 4: (7, 8), 5: (6, 6), 6: (5, 6)}
@@ -77,6 +78,9 @@ class Table:
         self.faceup: list[tuple[str, int, int]] = []  # (kind, player or slot, value)
         self.trios: dict[int, int] = {}  # value -> team
         self.know: list[dict] = [{} for _ in range(players)]  # ("hand", q, pos) / ("mid", j)
+        # public bounds of every hand: a trio of v taken from its low (high) end leaves
+        # only cards >= v (<= v); a swap forgets them (the belief of deduce reads them)
+        self.bounds = [[1, 12] for _ in range(players)]
         self.digest = 0  # move digest (module docstring)
 
     def fold(self, code: int) -> None:
@@ -158,6 +162,10 @@ class Table:
         for kind2, q, _ in self.faceup:
             if kind2 == "mid":
                 self.middle[q] = None
+            elif kind2 == "low":
+                self.bounds[q][0] = max(self.bounds[q][0], value)
+            else:
+                self.bounds[q][1] = min(self.bounds[q][1], value)
         self.faceup = []
         self.trios[value] = team
         return value
@@ -192,6 +200,8 @@ class Table:
             self.hands[a] = sorted(self.hands[a] + [gb])
             self.hands[b] = sorted(self.hands[b] + [ga])
             self.fold(swap_code(t, ga, gb))
+            self.bounds[a] = [1, 12]
+            self.bounds[b] = [1, 12]
             for o in range(self.n):
                 self.know[o] = {k: v for k, v in self.know[o].items()
                                 if not (k[0] == "hand" and k[1] in (a, b))}
@@ -302,6 +312,10 @@ def new_table(rng: PyRng, opts: dict) -> Table:
 def choose(table: Table, seat: int, kind: str, rng: PyRng) -> tuple[str, int]:
     if kind == "random":
         return pick(rng, table.legal())
+    if kind == "deduce":
+        action = deduce_choice(table, seat)
+        if action is not None:
+            return action
     return table.memory_choice(seat, rng)
 
 

@@ -1,0 +1,509 @@
+"""What one seat of a Trio card game can know about the hidden cards, exactly.
+
+The belief of seat ``o`` is built only from what ``o`` has seen: its own hand,
+its records (``hknow[o]``, ``mknow[o]``: every public reveal still in place,
+kept exact by the engine), the public *hand bounds* ``bnd[q] = (lo, hi)``
+(a trio of ``v`` that took cards from the low end of hand ``q`` leaves only
+cards ``>= v`` there, from the high end only cards ``<= v``: the records of
+those cards left with them, so the engine keeps these two numbers a hand;
+a team swap resets them to ``(1, 12)``), the hand sizes, which middle slots still hold a
+card, the trios taken (``owner``) and the three copies of every value.  It
+never reads another hand's cards or a middle card's value (``tests/
+test_trio_belief.py`` changes only hidden cards and checks the belief's
+output does not change).
+
+**The model.**  A deal is uniform over the shuffles of 36 *distinguishable*
+cards (three copies of each value), so a complete assignment of the hidden
+cards is as likely as the number of shuffles that produce it; given what the
+seat saw (every reveal is a deterministic function of the deal), the
+posterior is that prior restricted to the consistent assignments.  Counting
+shuffles, an assignment in which hand ``q`` holds ``m[q, v]`` copies of ``v``
+(its known cards included) and the face-down middle holds ``x[v]`` unknown
+copies of ``v`` has weight ``prod_q prod_v 1 / m[q, v]! * prod_v 1 / x[v]!``
+(the hands are sets: which copy of a value a hand holds is invisible).  The
+choice made by the other players is *not* used as evidence (the usual
+determinization assumption): only what the cards showed.
+
+**Containers.**  The unknown positions of another hand form *gaps*: maximal
+runs of positions whose value the seat does not know; because hands are
+sorted, a gap between known values ``L`` and ``U`` (the hand's bounds at the ends)
+holds a sorted run of values in ``[L, U]``, and a gap is entirely described
+by how many copies of each value it holds.  The unknown face-down middle
+cards form one *pool* (values 1..12; which slot holds which of the pool's
+cards is a uniform random permutation).  The unknown cards are the copies of
+each value that are in no trio, not in the seat's hand and in no record.
+
+**Dynamic programme over values.**  Values are placed in increasing order:
+placing value ``v`` distributes its unknown copies among the containers
+whose interval contains ``v`` (at most three a hand, plus the pool), a
+container leaving the programme full at its upper value.  The state after
+value ``v`` is the fill of the containers active at ``v`` (one of them,
+the largest, derived from the total).  A backward pass computes the weight
+of every completion; sampling goes forward, drawing each value's placement
+in proportion to its weight times the completions; marginals come from a
+forward pass times the backward weights.  Every draw comes from the game's
+stream (``uniform``/``below``), so a sampled deal is a function of the seed.
+
+**Limits.**  (1) Team play: the engine erases everybody's records of both
+swapping hands at a team swap, and the belief uses the records, so it also
+forgets what it knew of those hands (it never adds information; it does not
+deduce from the gift rule nor remember what its partner was given).  (2) The
+state space is bounded (``CAP`` states over all values); a position that
+would exceed it returns "no belief" (``Z = 0``) and the policies fall back
+to the ``memory`` rules.  Three-player games stay below a few hundred states
+a value; six players below a few tens of thousands.
+
+Workspace: two flat arrays, ``bi`` (``int64``, :data:`BI_LEN`) and ``bf``
+(``float64``, :data:`BF_LEN`), allocated once by the caller (kernels
+allocate nothing), with the fixed offsets below.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from trilab.solver.jit import kernel
+from trilab.solver.rng import below, game_stream, uniform
+
+N_VALUES = 12
+COPIES = 3
+MAX_PLAYERS = 6
+MAX_HAND = 9
+MAX_MIDDLE = 9
+POOL = MAX_PLAYERS  # group of the middle pool
+N_GROUPS = MAX_PLAYERS + 1
+N_LAYERS = N_VALUES + 1  # layer v = after placing the values 1..v
+MAXC = 48  # containers: at most 5 hands x 5 gaps + the pool
+CAP = 1 << 18  # DP states over all layers
+
+# bi offsets (int64 workspace)
+C_START = 0
+C_K = C_START + MAXC
+C_L = C_K + MAXC
+C_U = C_L + MAXC
+C_G = C_U + MAXC
+KN = C_G + MAXC  # KN + 13 g + v: known copies of v in group g
+CNT = KN + N_GROUPS * (N_VALUES + 1)  # CNT + v: unknown copies of v
+L_NA = CNT + N_VALUES + 1  # non-derived active containers of layer v
+L_NALL = L_NA + N_LAYERS  # all active containers of layer v
+L_DER = L_NALL + N_LAYERS  # the derived container of layer v (-1: none)
+L_SIZE = L_DER + N_LAYERS
+L_OFF = L_SIZE + N_LAYERS  # N_LAYERS + 1 entries
+L_RET = L_OFF + N_LAYERS + 1  # capacity of the containers retired before layer v
+L_PRE = L_RET + N_LAYERS  # unknown cards of values 1..v
+L_ACT = L_PRE + N_LAYERS  # L_ACT + MAXC v + i
+L_ALL = L_ACT + N_LAYERS * MAXC
+L_STR = L_ALL + N_LAYERS * MAXC
+FILL = L_STR + N_LAYERS * MAXC
+ADD = FILL + MAXC
+IDX = ADD + MAXC
+GX = IDX + 4
+POOL_SLOTS = GX + N_GROUPS
+POOL_VALS = POOL_SLOTS + MAX_MIDDLE
+META = POOL_VALS + MAX_MIDDLE  # META: containers, META + 1: pool slots
+BI_LEN = META + 2
+
+# bf offsets (float64 workspace)
+B_OFF = 0
+F_OFF = CAP
+MARG = 2 * CAP  # MARG + (13 * MAX_HAND) g + 13 i + v: P(position i of hand g is v)
+PMARG = MARG + N_GROUPS * MAX_HAND * (N_VALUES + 1)  # PMARG + v: P(an unknown middle card is v)
+Z_AT = PMARG + N_VALUES + 1
+BF_LEN = Z_AT + 1
+
+
+def new_workspace() -> tuple[np.ndarray, np.ndarray]:
+    """``(bi, bf)``: the belief's workspace."""
+    return np.zeros(BI_LEN, dtype=np.int64), np.zeros(BF_LEN, dtype=np.float64)
+
+
+# ---------------------------------------------------------------- building
+
+
+@kernel
+def build(o: int, n_players: int, n_mid: int, hands: np.ndarray, hsize: np.ndarray,
+          mid: np.ndarray, owner: np.ndarray, hknow: np.ndarray, mknow: np.ndarray,
+          bnd: np.ndarray, bi: np.ndarray) -> bool:
+    """Containers, unknown counts and DP layers of seat ``o``; False if over ``CAP``.
+
+    Reads ``hands[o]`` (its own hand), ``hsize``, ``mid != 0`` (which slots hold
+    a card, not their values), ``owner`` and the records of ``o`` only.
+    """
+    for g in range(N_GROUPS):
+        for v in range(N_VALUES + 1):
+            bi[KN + 13 * g + v] = 0
+    for v in range(N_VALUES + 1):
+        bi[CNT + v] = 0 if v == 0 or owner[v] >= 0 else COPIES
+    for i in range(hsize[o]):
+        bi[CNT + hands[o, i]] -= 1
+    nc = 0
+    for q in range(n_players):
+        if q == o:
+            continue
+        h = hsize[q]
+        i = 0
+        prev = bnd[q, 0]
+        while i < h:
+            r = hknow[o, q, i]
+            if r != 0:
+                bi[KN + 13 * q + r] += 1
+                bi[CNT + r] -= 1
+                prev = r
+                i += 1
+                continue
+            j = i
+            while j < h and hknow[o, q, j] == 0:
+                j += 1
+            bi[C_START + nc] = i
+            bi[C_K + nc] = j - i
+            bi[C_L + nc] = prev
+            bi[C_U + nc] = hknow[o, q, j] if j < h else bnd[q, 1]
+            bi[C_G + nc] = q
+            nc += 1
+            i = j
+    npool = 0
+    for j in range(n_mid):
+        if mid[j] == 0:
+            continue
+        if mknow[o, j] != 0:
+            bi[CNT + mknow[o, j]] -= 1
+        else:
+            bi[POOL_SLOTS + npool] = j
+            npool += 1
+    if npool > 0:
+        bi[C_START + nc] = 0
+        bi[C_K + nc] = npool
+        bi[C_L + nc] = 1
+        bi[C_U + nc] = N_VALUES
+        bi[C_G + nc] = POOL
+        nc += 1
+    bi[META] = nc
+    bi[META + 1] = npool
+    # layers
+    bi[L_OFF] = 0
+    pre = 0
+    for v in range(N_LAYERS):
+        if v > 0:
+            pre += bi[CNT + v]
+        bi[L_PRE + v] = pre
+        ret = 0
+        nall = 0
+        der = -1
+        for c in range(nc):
+            if bi[C_U + c] < v:
+                ret += bi[C_K + c]
+            elif v >= 1 and bi[C_L + c] <= v:
+                bi[L_ALL + MAXC * v + nall] = c
+                nall += 1
+                if der < 0 or bi[C_K + c] > bi[C_K + der]:
+                    der = c
+        bi[L_RET + v] = ret
+        bi[L_NALL + v] = nall
+        bi[L_DER + v] = der
+        na = 0
+        size = 1
+        for i in range(nall):
+            c = bi[L_ALL + MAXC * v + i]
+            if c == der:
+                continue
+            bi[L_ACT + MAXC * v + na] = c
+            bi[L_STR + MAXC * v + na] = size
+            size *= bi[C_K + c] + 1
+            na += 1
+            if size > CAP:
+                return False
+        bi[L_NA + v] = na
+        bi[L_SIZE + v] = size
+        bi[L_OFF + v + 1] = bi[L_OFF + v] + size
+        if bi[L_OFF + v + 1] > CAP:
+            return False
+    for v in range(1, N_VALUES + 1):
+        if bi[CNT + v] < 0:
+            return False
+    return True
+
+
+@kernel(inline="always")
+def _decode(v: int, s: int, bi: np.ndarray) -> bool:
+    """Fills of layer ``v``'s containers for state ``s`` into ``FILL``; False if invalid."""
+    tot = 0
+    for i in range(bi[L_NA + v]):
+        c = bi[L_ACT + MAXC * v + i]
+        f = (s // bi[L_STR + MAXC * v + i]) % (bi[C_K + c] + 1)
+        bi[FILL + c] = f
+        tot += f
+    d = bi[L_DER + v]
+    if d >= 0:
+        f = bi[L_PRE + v] - bi[L_RET + v] - tot
+        if f < 0 or f > bi[C_K + d]:
+            return False
+        bi[FILL + d] = f
+    elif bi[L_PRE + v] - bi[L_RET + v] != tot:
+        return False
+    for i in range(bi[L_NALL + v]):  # a container leaves full at its upper value
+        c = bi[L_ALL + MAXC * v + i]
+        if bi[C_U + c] == v and bi[FILL + c] != bi[C_K + c]:
+            return False
+    return True
+
+
+@kernel(inline="always")
+def _first_combo(v: int, bi: np.ndarray) -> bool:
+    """First placement of the unknown copies of ``v`` (``IDX``: a non-decreasing
+    list of indices into layer ``v``'s active containers)."""
+    k = bi[CNT + v]
+    if k > 0 and bi[L_NALL + v] == 0:
+        return False
+    for t in range(k):
+        bi[IDX + t] = 0
+    return True
+
+
+@kernel(inline="always")
+def _next_combo(v: int, bi: np.ndarray) -> bool:
+    k = bi[CNT + v]
+    na = bi[L_NALL + v]
+    t = k - 1
+    while t >= 0 and bi[IDX + t] == na - 1:
+        t -= 1
+    if t < 0:
+        return False
+    x = bi[IDX + t] + 1
+    for u in range(t, k):
+        bi[IDX + u] = x
+    return True
+
+
+@kernel(inline="always")
+def _apply_combo(v: int, bi: np.ndarray) -> tuple[int, float]:
+    """For the current placement from the fills in ``FILL`` (layer ``v - 1``, new
+    containers at 0): ``ADD`` per container, the state index at layer ``v``
+    (-1 if a container overflows) and the placement's weight."""
+    nall = bi[L_NALL + v]
+    for i in range(nall):
+        bi[ADD + bi[L_ALL + MAXC * v + i]] = 0
+    for g in range(N_GROUPS):
+        bi[GX + g] = 0
+    for t in range(bi[CNT + v]):
+        c = bi[L_ALL + MAXC * v + bi[IDX + t]]
+        bi[ADD + c] += 1
+        bi[GX + bi[C_G + c]] += 1
+    w = 1.0
+    for g in range(N_GROUPS):
+        x = bi[GX + g]
+        kn = bi[KN + 13 * g + v]
+        for t in range(1, x + 1):
+            w /= kn + t
+    s = 0
+    for i in range(nall):
+        c = bi[L_ALL + MAXC * v + i]
+        f = bi[FILL + c] + bi[ADD + c]
+        if f > bi[C_K + c] or (bi[C_U + c] == v and f != bi[C_K + c]):
+            return -1, 0.0
+    for i in range(bi[L_NA + v]):
+        c = bi[L_ACT + MAXC * v + i]
+        s += bi[L_STR + MAXC * v + i] * (bi[FILL + c] + bi[ADD + c])
+    return s, w
+
+
+@kernel(inline="always")
+def _start_layer(v: int, bi: np.ndarray) -> None:
+    """Containers entering at layer ``v`` start empty."""
+    for i in range(bi[L_NALL + v]):
+        c = bi[L_ALL + MAXC * v + i]
+        if bi[C_L + c] == v:
+            bi[FILL + c] = 0
+
+
+@kernel
+def backward(bi: np.ndarray, bf: np.ndarray) -> float:
+    """Completion weights ``B`` of every state; returns ``Z`` (0: no consistent deal)."""
+    top = N_VALUES
+    off = bi[L_OFF + top]
+    for s in range(bi[L_SIZE + top]):
+        bf[B_OFF + off + s] = 1.0 if _decode(top, s, bi) else 0.0
+    for v in range(top - 1, -1, -1):
+        off = bi[L_OFF + v]
+        noff = bi[L_OFF + v + 1]
+        for s in range(bi[L_SIZE + v]):
+            tot = 0.0
+            if _decode(v, s, bi):
+                _start_layer(v + 1, bi)
+                ok = _first_combo(v + 1, bi)
+                while ok:
+                    s2, w = _apply_combo(v + 1, bi)
+                    if s2 >= 0:
+                        tot += w * bf[B_OFF + noff + s2]
+                    ok = _next_combo(v + 1, bi)
+            bf[B_OFF + off + s] = tot
+    z = bf[B_OFF + bi[L_OFF]]
+    bf[Z_AT] = z
+    return z
+
+
+@kernel
+def marginals(bi: np.ndarray, bf: np.ndarray) -> None:
+    """``MARG`` (hand positions) and ``PMARG`` (an unknown middle card) after :func:`backward`."""
+    for t in range(N_GROUPS * MAX_HAND * (N_VALUES + 1) + N_VALUES + 1):
+        bf[MARG + t] = 0.0
+    z = bf[Z_AT]
+    if z <= 0.0:
+        return
+    for t in range(bi[L_OFF + N_LAYERS]):
+        bf[F_OFF + t] = 0.0
+    bf[F_OFF + bi[L_OFF]] = 1.0
+    npool = bi[META + 1]
+    for v in range(1, N_VALUES + 1):
+        off = bi[L_OFF + v - 1]
+        noff = bi[L_OFF + v]
+        for s in range(bi[L_SIZE + v - 1]):
+            fw = bf[F_OFF + off + s]
+            if fw == 0.0 or not _decode(v - 1, s, bi):
+                continue
+            _start_layer(v, bi)
+            ok = _first_combo(v, bi)
+            while ok:
+                s2, w = _apply_combo(v, bi)
+                if s2 >= 0:
+                    bw = bf[B_OFF + noff + s2]
+                    if bw > 0.0:
+                        bf[F_OFF + noff + s2] += fw * w
+                        p = fw * w * bw / z
+                        for i in range(bi[L_NALL + v]):
+                            c = bi[L_ALL + MAXC * v + i]
+                            a = bi[ADD + c]
+                            if a == 0:
+                                continue
+                            g = bi[C_G + c]
+                            if g == POOL:
+                                bf[PMARG + v] += p * a / npool
+                                continue
+                            base = bi[C_START + c] + bi[FILL + c]
+                            for t in range(a):
+                                bf[MARG + 13 * MAX_HAND * g + 13 * (base + t) + v] += p
+                ok = _next_combo(v, bi)
+
+
+@kernel
+def sample(rs: np.ndarray, o: int, n_players: int, n_mid: int, hands: np.ndarray,
+           hsize: np.ndarray, mid: np.ndarray, hknow: np.ndarray, mknow: np.ndarray,
+           bi: np.ndarray, bf: np.ndarray, out_hands: np.ndarray, out_mid: np.ndarray) -> None:
+    """A complete deal drawn from seat ``o``'s belief (after :func:`backward`, ``Z > 0``).
+
+    ``out_hands``/``out_mid`` get the seat's own hand, every record and a
+    sampled value for every unknown card; nothing else is read from
+    ``hands``/``mid`` (only which middle slots are occupied).  Draws 12
+    ``uniform`` and, with ``k`` unknown middle cards, ``k - 1`` ``below``.
+    """
+    for q in range(n_players):
+        for i in range(hsize[q]):
+            out_hands[q, i] = hands[q, i] if q == o else hknow[o, q, i]
+        for i in range(hsize[q], MAX_HAND):
+            out_hands[q, i] = 0
+    for j in range(n_mid):
+        out_mid[j] = 0 if mid[j] == 0 else mknow[o, j]
+    s = 0
+    np_ = 0
+    for v in range(1, N_VALUES + 1):
+        _decode(v - 1, s, bi)
+        noff = bi[L_OFF + v]
+        _start_layer(v, bi)
+        tot = 0.0
+        ok = _first_combo(v, bi)
+        while ok:
+            s2, w = _apply_combo(v, bi)
+            if s2 >= 0:
+                tot += w * bf[B_OFF + noff + s2]
+            ok = _next_combo(v, bi)
+        r = uniform(rs) * tot
+        acc = 0.0
+        chosen = -1
+        ok = _first_combo(v, bi)
+        while ok:
+            s2, w = _apply_combo(v, bi)
+            if s2 >= 0:
+                x = w * bf[B_OFF + noff + s2]
+                if x > 0.0:
+                    acc += x
+                    chosen = s2
+                    if r < acc:
+                        break
+            ok = _next_combo(v, bi)
+        if chosen != s2 or s2 < 0:  # rounding at the end: redo the last positive placement
+            ok = _first_combo(v, bi)
+            while ok:
+                s2, w = _apply_combo(v, bi)
+                if s2 == chosen and w * bf[B_OFF + noff + s2] > 0.0:
+                    break
+                ok = _next_combo(v, bi)
+        for i in range(bi[L_NALL + v]):
+            c = bi[L_ALL + MAXC * v + i]
+            a = bi[ADD + c]
+            if bi[C_G + c] == POOL:
+                for _t in range(a):
+                    bi[POOL_VALS + np_] = v
+                    np_ += 1
+            else:
+                base = bi[C_START + c] + bi[FILL + c]
+                for t in range(a):
+                    out_hands[bi[C_G + c], base + t] = v
+        s = chosen
+    for i in range(np_ - 1, 0, -1):
+        j = below(rs, i + 1)
+        x = bi[POOL_VALS + i]
+        bi[POOL_VALS + i] = bi[POOL_VALS + j]
+        bi[POOL_VALS + j] = x
+    for i in range(np_):
+        out_mid[bi[POOL_SLOTS + i]] = bi[POOL_VALS + i]
+
+
+@kernel
+def compute(o: int, n_players: int, n_mid: int, hands: np.ndarray, hsize: np.ndarray,
+            mid: np.ndarray, owner: np.ndarray, hknow: np.ndarray, mknow: np.ndarray,
+            bnd: np.ndarray, bi: np.ndarray, bf: np.ndarray, with_marginals: bool) -> float:
+    """Build seat ``o``'s belief, run the backward pass (and the marginals); returns ``Z``."""
+    if not build(o, n_players, n_mid, hands, hsize, mid, owner, hknow, mknow, bnd, bi):
+        bf[Z_AT] = 0.0
+        return 0.0
+    z = backward(bi, bf)
+    if with_marginals:
+        marginals(bi, bf)
+    return z
+
+
+# ---------------------------------------------------------------- Python helpers (tests, tools)
+
+
+@nb.njit(cache=True)
+def _sample_many(seed, o, n_players, n_mid, hands, hsize, mid, owner, hknow, mknow, bnd, n):
+    bi = np.zeros(BI_LEN, dtype=np.int64)
+    bf = np.zeros(BF_LEN, dtype=np.float64)
+    out_h = np.zeros((n, MAX_PLAYERS, MAX_HAND), dtype=np.int64)
+    out_m = np.zeros((n, MAX_MIDDLE), dtype=np.int64)
+    z = compute(o, n_players, n_mid, hands, hsize, mid, owner, hknow, mknow, bnd, bi, bf, False)
+    if z <= 0.0:
+        return z, out_h, out_m
+    for g in range(n):
+        rs = game_stream(np.uint64(seed), np.uint64(g))
+        sample(rs, o, n_players, n_mid, hands, hsize, mid, hknow, mknow, bi, bf, out_h[g],
+               out_m[g])
+    return z, out_h, out_m
+
+
+def sample_deals(state, bnd, o: int, n_players: int, n_mid: int, n: int, seed: int = 0):
+    """``(Z, hands[n, 6, 9], mid[n, 9])``: ``n`` deals drawn from seat ``o``'s belief in ``state``
+    (a :class:`trilab.solver.trio_cards.game.EngineState`) with hand bounds ``bnd``, deal ``g``
+    from stream ``(seed, g)``."""
+    return _sample_many(seed, o, n_players, n_mid, state.hands, state.hsize, state.mid,
+                        state.owner, state.hknow, state.mknow, bnd, n)
+
+
+def belief_marginals(state, bnd, o: int, n_players: int, n_mid: int):
+    """``(Z, hand[7, 9, 13], middle[13])``: exact probabilities of every value at every
+    position of every hand (``hand[q, i, v]``, 0 where the seat knows the card) and of one
+    unknown middle card (all unknown middle cards share it)."""
+    bi, bf = new_workspace()
+    z = compute(o, n_players, n_mid, state.hands, state.hsize, state.mid, state.owner,
+                state.hknow, state.mknow, bnd, bi, bf, True)
+    hand = bf[MARG:PMARG].reshape(N_GROUPS, MAX_HAND, N_VALUES + 1).copy()
+    return z, hand, bf[PMARG:PMARG + N_VALUES + 1].copy()
