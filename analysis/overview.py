@@ -12,6 +12,12 @@ points, with its 95% interval, read from what the studies wrote:
   :func:`trilab.analysis.simulation.collect`);
 * Trio, the board game, by Fortress reading and policy
   (``results/trio-board/``, study names ``FORTRESS-POLICY``).
+
+Only studies between **equal players** (the same policy in every seat) are seat
+effects; a pairing of unequal players (greedy against random, +50 points)
+measures a skill gap, not the seat.  Those go to their own table
+(:func:`unequal_pairings`, ``unequal-pairings.csv`` beside the figure), never
+on the figure's axis.
 """
 
 from __future__ import annotations
@@ -43,7 +49,13 @@ def trike_points(results: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _equal_players(policies: str) -> bool:
+    """Whether every seat of a study plays the same policy."""
+    return len(set(policies.split(","))) == 1
+
+
 def simulated_points(results: Path, game: str) -> pd.DataFrame:
+    """The first-seat advantage of each study of ``game`` between equal players."""
     folder = results / game
     if not folder.exists():
         return pd.DataFrame()
@@ -52,14 +64,35 @@ def simulated_points(results: Path, game: str) -> pd.DataFrame:
         return t
     rows = []
     for r in t.itertuples():
+        if not _equal_players(r.policies):
+            continue
         rows.append({"game": game, "label": r.study, "order": 0,
                      "advantage": r.first_seat_advantage, "ci_low": r.ci_low,
                      "ci_high": r.ci_high, "method": "simulation"})
     return pd.DataFrame(rows)
 
 
+def unequal_pairings(results: str | Path) -> pd.DataFrame:
+    """Every study of unequal players (the strength table beside the figure): game,
+    study, policies by seat, each seat's win rate, the first seat's advantage."""
+    results = Path(results)
+    rows = []
+    for game in PANELS[1:]:
+        folder = results / game
+        t = collect(folder) if folder.exists() else pd.DataFrame()
+        for r in t.itertuples():
+            if not _equal_players(r.policies):
+                rows.append({"game": game, "study": r.study, "policies": r.policies,
+                             "games": r.games, "seat_win_rates": r.seat_win_rates,
+                             "first_seat_advantage": r.first_seat_advantage,
+                             "ci_low": r.ci_low, "ci_high": r.ci_high})
+    return pd.DataFrame(rows, columns=["game", "study", "policies", "games", "seat_win_rates",
+                                       "first_seat_advantage", "ci_low", "ci_high"])
+
+
 def all_points(results: str | Path) -> pd.DataFrame:
-    """Every game's points (columns game, label, advantage, ci_low, ci_high)."""
+    """Every game's points between equal players (columns game, label, advantage,
+    ci_low, ci_high)."""
     results = Path(results)
     parts = [trike_points(results)] + [simulated_points(results, g) for g in PANELS[1:]]
     parts = [p for p in parts if not p.empty]
@@ -92,6 +125,6 @@ def plot_all_games(points: pd.DataFrame):
         ax.set_title(TITLES[game], fontsize=10, loc="left")
     axes[-1, 0].set_xlabel("first-seat advantage: seat 0's win rate minus its fair share "
                            "(percentage points, 95% CI)")
-    fig.suptitle("First-seat advantage in every game", fontsize=11)
+    fig.suptitle("First-seat advantage in every game, between equal players", fontsize=11)
     fig.tight_layout(rect=(0, 0, 1, 0.985))  # leave the suptitle its own line
     return fig

@@ -224,8 +224,12 @@ def build(results: str | Path, overview_png: Path | None) -> str:
     if overview_png is not None and overview_png.exists():
         opening = ('<h2 id="overview">First-seat advantage in every game</h2>'
                     "<p>Each point is the first seat's win rate minus its fair share "
-                    "(percentage points) with its 95% interval. Trike points marked exact are "
-                    "perfect play without the pie rule (the first player wins: +50 pp).</p>"
+                    "(percentage points) with its 95% interval, between equal players (the "
+                    "same policy in every seat): a pairing of unequal players measures a "
+                    "skill gap, not the seat, and is listed in "
+                    "<code>unequal-pairings.csv</code> and each game's section instead. "
+                    "Trike points marked exact are perfect play without the pie rule (the "
+                    "first player wins: +50 pp).</p>"
                     + _img(overview_png, "First-seat advantage in every game"))
     body = "\n".join([head, opening] + [s for _, s in sections])
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -265,12 +269,18 @@ def report_all(results_dir: str | Path = RESULTS, out: str | Path | None = None,
     fig_path = None
     if not points.empty:
         fig_path = output_path(page.parent / "first-seat-advantage.png")
-        with artifacts.OutputSet() as files_out:  # the figure's three files, or none
+        unequal = overview.unequal_pairings(results)
+        unequal_path = output_path(page.parent / "unequal-pairings.csv")
+        with artifacts.OutputSet() as files_out:  # the figure's files and the table, or none
             files_out.figure(fig_path, overview.plot_all_games(points))
             files_out.csv(fig_path.with_suffix(".csv"), points)
             files_out.json(fig_path.with_suffix(".meta.json"), artifacts.base_metadata(
-                command=command or artifacts.command_line(), games=sorted(set(points.game))))
-        files += [fig_path, fig_path.with_suffix(".csv"), fig_path.with_suffix(".meta.json")]
+                command=command or artifacts.command_line(), games=sorted(set(points.game)),
+                players="equal (the same policy in every seat); unequal pairings: "
+                        f"{unequal_path.name}"))
+            files_out.csv(unequal_path, unequal)
+        files += [fig_path, fig_path.with_suffix(".csv"), fig_path.with_suffix(".meta.json"),
+                  unequal_path]
     artifacts.write_text(page, build(results, fig_path))  # embeds the figure written above
     files.append(page)
     return PageOutcome(points, files)

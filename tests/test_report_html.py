@@ -89,3 +89,20 @@ def test_all_games_figure_points_come_from_the_tables(tmp_path):
     assert tab.loc["random-vs-random", "advantage"] == meta["first_seat_advantage"]
     fig = overview.plot_all_games(points)
     assert len(fig.axes) == 2
+
+
+def test_the_figure_holds_equal_players_only(tmp_path):
+    """A pairing of unequal players (greedy vs random) is a skill gap, not a seat
+    effect: it is in the strength table, never on the first-seat figure."""
+    import shutil as sh
+
+    from trilab.analysis import overview
+
+    sh.copytree("results/tabula-trivium", tmp_path / "tabula-trivium")
+    labels = set(overview.all_points(tmp_path).label)
+    unequal = overview.unequal_pairings(tmp_path)
+    assert "random-vs-random" in labels and "greedy-vs-greedy" in labels
+    assert "greedy-vs-random" not in labels and "mcts-200-vs-random" not in labels
+    assert {"greedy-vs-random", "random-vs-greedy"} <= set(unequal.study)
+    assert all(len(set(p.split(","))) > 1 for p in unequal.policies)
+    assert not set(unequal.study) & labels
