@@ -93,3 +93,15 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, args, needle):
     assert res.exit_code == 2, res.output
     assert len(res.stderr.strip().splitlines()) == 1 and needle in res.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_json_gives_each_opening_a_verdict(tmp_path):
+    res = run("balance", "trike", "--sizes", "4-5", "--exact", "--json", "--out-dir", str(tmp_path))
+    assert res.exit_code == 0, res.output
+    for size in json.loads(res.stdout)["sizes"]:
+        for o in size["openings"]:
+            assert o["exact"] and o["verdict"] == ("swap" if o["winner"] == "placer"
+                                                   else "do not swap")
+    assert balance.verdict("agent", 0.55, 0.8) == "swap"
+    assert balance.verdict("agent", 0.2, 0.45) == "do not swap"
+    assert balance.verdict("agent", 0.4, 0.7) == "too close to call"

@@ -199,14 +199,27 @@ def summarise(rows: pd.DataFrame) -> dict:
     return out
 
 
+def verdict(method: str, ci_low: float, ci_high: float) -> str:
+    """The swap-map verdict of an opening, as Hex players' maps give it: ``swap``
+    (the placer wins: exactly, or the 95% interval of its win rate lies above
+    50%), ``do not swap`` (below), or ``too close to call`` (the interval holds 50%)."""
+    if ci_low > 0.5 or (method == "exact" and ci_low == 1.0):
+        return "swap"
+    if ci_high < 0.5 or (method == "exact" and ci_high == 0.0):
+        return "do not swap"
+    return "too close to call"
+
+
 def to_json(summaries: list[dict], rows: pd.DataFrame) -> dict:
-    """The ``--json`` document: ``{"sizes": [...]}`` with every opening."""
+    """The ``--json`` document: ``{"sizes": [...]}`` with every opening and its verdict."""
     out = []
     for s in summaries:
         part = rows[(rows["size"] == s["size"]) & (rows.method == s["method"])]
         openings = [{"row": int(r.row), "col": int(r.col), "winner": r.winner,
                      "placer_win_rate": float(r.placer_win_rate), "ci_low": float(r.ci_low),
-                     "ci_high": float(r.ci_high)} for r in part.itertuples()]
+                     "ci_high": float(r.ci_high), "exact": r.method == "exact",
+                     "verdict": verdict(r.method, float(r.ci_low), float(r.ci_high))}
+                    for r in part.itertuples()]
         out.append({**s, "openings": openings})
     return {"sizes": out}
 
