@@ -218,7 +218,8 @@ def test_reply_split_mover_wins_on_size5_and_resumes(tmp_path):
                            time_limit=1e-9)
     assert stop.value.study.open_classes
     saved = json.loads(ckpt.read_text())
-    assert saved["replies"]  # proven replies are on record before the class is decided
+    # proven work (here the first answer to a reply) is on record before the class is decided
+    assert saved["replies"] or saved["answers"]
     resumed = trike_openings.run(5, tt_mb=16, split="replies", checkpoint_path=ckpt)
     cols = ["point", "winner", "margin", "remoteness", "winning_replies"]
     pd.testing.assert_frame_equal(full.table[cols], resumed.table[cols])
@@ -355,3 +356,120 @@ def test_on_ready_runs_once_before_the_search(monkeypatch):
     study = trike_openings.run(3, tt_mb=1, on_ready=lambda: events.append("ready"))
     assert study.complete and events[0] == "ready" and events.count("ready") == 1
     assert events.count("solve") == len(trike.opening_classes(3))
+
+
+@pytest.mark.parametrize("win_loss_only", [False, True])
+def test_a_reply_stopped_midway_loses_at_most_the_answer_in_progress(
+        tmp_path, monkeypatch, win_loss_only):
+    """A reply-split run proves each reply through the placer's answers, one
+    resumable unit each: stopped inside a reply (a Ctrl-C after k units), the
+    rerun redoes only the unit that was running and gives the same table."""
+    size, ckpt = 6, tmp_path / "c.json"
+    whole = trike_openings.run(size, tt_mb=16, split="replies", win_loss_only=win_loss_only)
+    real = trike_openings.solve_opening_search
+    done, started = [], []
+
+    def stop_after(k):
+        def solve(*args):
+            unit = (args[1], args[6], args[8] if len(args) > 8 else -1)
+            started.append(unit)
+            if len(done) == k:
+                raise KeyboardInterrupt
+            row = real(*args)
+            done.append(unit)
+            return row
+        return solve
+
+    monkeypatch.setattr(trike_openings, "solve_opening_search", stop_after(7))
+    with pytest.raises(trike_openings.Interrupted) as stop:
+        trike_openings.run(size, tt_mb=16, split="replies", checkpoint_path=ckpt,
+                           win_loss_only=win_loss_only)
+    lost = started[-1]
+    assert len(done) == 7 and lost[2] >= 0 and lost not in done
+    saved = json.loads(ckpt.read_text())
+    assert saved["version"] == 2
+    # the reply in progress has its proven answers on record, not yet its row
+    p, r = str(lost[0]), str(lost[1])
+    assert saved["answers"][p][r] and r not in saved["replies"].get(p, {})
+    assert stop.value.study.extra["proven_answers"]
+    first = list(done)
+    done.clear()
+    started.clear()
+    monkeypatch.setattr(trike_openings, "solve_opening_search", stop_after(-1))
+    resumed = trike_openings.run(size, tt_mb=16, split="replies", checkpoint_path=ckpt,
+                                 win_loss_only=win_loss_only)
+    assert not set(first) & set(started)  # nothing proven before is proven again
+    assert started[0] == lost  # the one unit lost is the one that was running
+    cols = ["point", "winner", "margin", "remoteness", "winning_replies"]
+    pd.testing.assert_frame_equal(whole.table[cols], resumed.table[cols])
+    by_class = trike_openings.run(size, tt_mb=16, split="class", win_loss_only=win_loss_only)
+    pd.testing.assert_frame_equal(by_class.table[cols[:4]], resumed.table[cols[:4]])
+    # finished: the answers are folded into the replies' rows
+    assert not json.loads(ckpt.read_text())["answers"]
+
+
+def test_a_time_limit_inside_a_reply_keeps_its_proven_answers(tmp_path):
+    ckpt = tmp_path / "c.json"
+    with pytest.raises(trike_openings.Interrupted):
+        trike_openings.run(6, tt_mb=16, split="replies", checkpoint_path=ckpt,
+                           time_limit=0.5)
+    answers = json.loads(ckpt.read_text())["answers"]
+    assert any(rows for by_reply in answers.values() for rows in by_reply.values())
+    full = trike_openings.run(6, tt_mb=16, split="class")
+    resumed = trike_openings.run(6, tt_mb=16, split="replies", checkpoint_path=ckpt)
+    cols = VALUES[:-1]  # the values; the node counts depend on the split
+    pd.testing.assert_frame_equal(full.table[cols], resumed.table[cols])
+
+
+def test_checkpoint_versions_and_answer_rows_are_checked(tmp_path):
+    ckpt = tmp_path / "c.json"
+    base = {"format": "trilab-trike-checkpoint", "size": 5, "solver": "alphabeta-1",
+            "classes": {},
+            "replies": {"0": {"1": {"placer_wins": True, "margin": 1, "remoteness": 9,
+                                    "nodes": 5, "seconds": 0.1}}}}
+    ckpt.write_text(json.dumps({**base, "version": 1}))  # before answers: still read
+    assert trike_openings.Checkpoint(ckpt, 5).replies[0][1]["margin"] == 1
+    ckpt.write_text(json.dumps({**base, "version": 3}))
+    with pytest.raises(trike_openings.CheckpointError) as e:
+        trike_openings.Checkpoint(ckpt, 5)
+    assert "version-3" in str(e.value) and "\n" not in str(e.value)
+    answer = {"placer_wins": False, "margin": -2, "remoteness": 8, "nodes": 3, "seconds": 0.0}
+    ckpt.write_text(json.dumps({**base, "version": 2,
+                                "answers": {"3": {"4": {"5": answer}}}}))
+    assert trike_openings.Checkpoint(ckpt, 5).answers == {3: {4: {5: answer}}}
+    for bad in ({**answer, "margin": 2}, {**answer, "placer_wins": "no"},
+                {**answer, "nodes": -1}):
+        ckpt.write_text(json.dumps({**base, "version": 2, "answers": {"3": {"4": {"5": bad}}}}))
+        with pytest.raises(trike_openings.CheckpointError, match="reply 4, answer 5"):
+            trike_openings.Checkpoint(ckpt, 5)
+    ckpt.write_text(json.dumps({**base, "version": 2, "answers": {"3": {"4": {"3": answer}}}}))
+    with pytest.raises(trike_openings.CheckpointError, match="no such points"):
+        trike_openings.Checkpoint(ckpt, 5)
+
+
+def test_combine_answers_rules():
+    rows = {1: {"placer_wins": False, "margin": -1, "remoteness": 10, "nodes": 5, "seconds": 0.1},
+            2: {"placer_wins": True, "margin": 3, "remoteness": 8, "nodes": 7, "seconds": 0.2},
+            3: {"placer_wins": True, "margin": 1, "remoteness": 6, "nodes": 1, "seconds": 0.1}}
+    combine = trike_openings.combine_answers
+    assert combine({1: rows[1]}, [1, 2, 3], True) is None
+    assert combine({2: rows[2]}, [1, 2, 3], True)["placer_wins"] is True
+    assert combine({2: rows[2]}, [1, 2, 3], False) is None
+    row = combine(rows, [1, 2, 3], False)
+    assert row["placer_wins"] and row["margin"] == 3 and row["remoteness"] == 7
+    lost = combine({1: rows[1]}, [1], False)
+    assert not lost["placer_wins"] and lost["margin"] == -1 and lost["remoteness"] == 11
+
+
+def test_answer_order_is_the_searchs_and_mirrors_are_proven_once():
+    # every legal answer, once; answers that end the game first
+    for point, reply in ((0, 1), (4, 7), (12, 3)):
+        pos = trike_openings.trike.opening(6, point).play(reply)
+        order = trike_openings.answer_order(6, point, reply)
+        assert sorted(order) == sorted(pos.legal_moves())
+        ends = [pos.play(a).is_terminal() for a in order]
+        assert ends == sorted(ends, reverse=True)
+    # the corner opening with a reply on its axis is symmetric: its answers pair up
+    pos = trike_openings.trike.opening(5, 0).play(4)
+    reps = trike_openings.move_representatives(pos, trike_openings.answer_order(5, 0, 4))
+    assert len(set(reps.values())) < len(reps)

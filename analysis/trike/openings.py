@@ -34,7 +34,10 @@ METHODS = ("alphabeta", "dfpn", "retrograde")
 COLUMNS = ["point", "row", "col", "symmetry_class", "winner", "margin", "remoteness",
            "winning_replies", "nodes", "seconds"]
 CHECKPOINT_FORMAT = "trilab-trike-checkpoint"
-CHECKPOINT_VERSION = 1
+CHECKPOINT_VERSION = 2
+"""1: proven classes and replies; 2 adds the placer's proven answers to replies
+still open (``answers``).  Both are read; any other version is refused."""
+CHECKPOINT_VERSIONS_READ = (1, 2)
 SOLVER_VERSION = "alphabeta-1"  # bump when a change could alter a solved value
 SOLVER_VERSIONS = {"alphabeta": SOLVER_VERSION, "dfpn": "dfpn-1"}
 """What a checkpoint of each search method records (a run resumes only its own)."""
@@ -57,15 +60,28 @@ def default_tt_mb(size: int) -> float:
 _SOLVERS: dict[tuple[int, float, str], AlphaBetaSolver | DfpnSolver] = {}
 
 
-def _solver(size: int, tt_mb: float, method: str = "alphabeta") -> AlphaBetaSolver | DfpnSolver:
-    """One solver (one table) per size, method and process, emptied before each task."""
+_TABLE_OF: list[tuple] = [()]
+"""The reply whose answers the alpha-beta table of this process holds (see
+:func:`solve_opening_search`)."""
+
+
+def _solver(size: int, tt_mb: float, method: str = "alphabeta",
+            reply: tuple = ()) -> AlphaBetaSolver | DfpnSolver:
+    """One solver (one table) per size, method and process, emptied before each
+    task, except that alpha-beta answers to the same ``reply`` (a key) run one
+    after another keep the table; the node counter is zeroed either way."""
     key = (size, tt_mb, method)
     if key not in _SOLVERS:
         _SOLVERS.clear()  # free the previous table before allocating a new one
+        _TABLE_OF[0] = ()
         make = DfpnSolver if method == "dfpn" else AlphaBetaSolver
         _SOLVERS[key] = make(size, tt_mb=tt_mb)
     solver = _SOLVERS[key]
-    solver.reset()
+    if reply and method == "alphabeta" and _TABLE_OF[0] == (key, reply):
+        solver.stats[:] = 0
+    else:
+        solver.reset()
+    _TABLE_OF[0] = (key, reply) if reply else ()
     return solver
 
 
@@ -78,6 +94,7 @@ def solve_opening_search(
     progress: Callable[[int], None] | None = None,
     reply: int = -1,
     method: str = "alphabeta",
+    answer: int = -1,
 ) -> dict:
     """Solve the opening on ``point`` from scratch; values for the placer, as a row.
 
@@ -89,14 +106,24 @@ def solve_opening_search(
     ``win_loss_only``, the placer's exact margin and the remoteness there.
     :func:`combine_replies` turns the replies of an opening into its row.
 
+    With ``answer >= 0`` too, solve the position after the placer's answer
+    ``answer`` to that reply (the mover to move): the same fields, still for
+    the placer, and ``answer``; :func:`combine_answers` turns the answers to
+    a reply into the reply's row (a reply-split run proves a reply this way,
+    one resumable unit per answer).
+
     Every task starts with an empty table, so its values and node count do not
     depend on which tasks ran before it in the same process (or on which
-    executor ran it).  ``progress_file`` receives the nodes and seconds spent
+    executor ran it); the one exception is an alpha-beta answer run right
+    after another answer to the same reply in the same process: it keeps the
+    table, as a search of the whole reply would (values never depend on the
+    table, only node counts do; clearing a 256 MiB table for each of the 115
+    answers of size 7 took 4.5 s of its 30).  ``progress_file`` receives the nodes and seconds spent
     so far every 30 s (atomic JSON writes), so unfinished work is on record.
     """
     if method == "dfpn" and not win_loss_only:
         raise ValueError("df-pn answers win/loss only")
-    s = _solver(size, tt_mb, method)
+    s = _solver(size, tt_mb, method, (point, reply, win_loss_only) if answer >= 0 else ())
     t0 = time.perf_counter()
     last = [t0]
 
@@ -110,12 +137,25 @@ def solve_opening_search(
                 record = {"point": point, "nodes": nodes, "seconds": round(now - t0, 1)}
                 if reply >= 0:
                     record["reply"] = reply
+                if answer >= 0:
+                    record["answer"] = answer
                 artifacts.write_json(progress_file, record)
             except OSError:
                 pass  # a remote worker may not see the folder: progress is optional
 
     s.progress = report
     pos = trike.opening(size, point)
+    if answer >= 0:
+        grandchild = pos.play(reply).play(answer)  # the mover to move
+        if win_loss_only:
+            win, margin, remoteness = not s.is_win(grandchild), None, None
+        else:
+            sol = s.solve_position(grandchild, count_winning_moves=False)
+            win, margin, remoteness = not sol.win, -sol.margin, sol.remoteness
+        s.progress = None
+        return {"reply": reply, "answer": answer, "placer_wins": bool(win), "margin": margin,
+                "remoteness": remoteness, "nodes": s.nodes,
+                "seconds": round(time.perf_counter() - t0, 3)}
     if reply >= 0:
         child = pos.play(reply)
         if win_loss_only:
@@ -175,6 +215,36 @@ def combine_replies(rows: dict[int, dict], replies: list[int], win_loss_only: bo
             "winning_replies": len(lost), "nodes": nodes, "seconds": seconds}
 
 
+def combine_answers(rows: dict[int, dict], answers: list[int],
+                    win_loss_only: bool) -> dict | None:
+    """A reply's row (for the placer, to move there) from the placer's solved
+    answers to it, or None while undecided.
+
+    ``rows[a]`` holds the values after answer ``a`` for the placer
+    (``placer_wins``, the placer's ``margin``, the ``remoteness`` there).  The
+    placer wins the reply iff some answer wins; the margin is the greatest
+    over answers; remoteness is 1 + the least remoteness of the winning
+    answers (when the placer wins) or 1 + the greatest over all answers.
+    These are the negamax rules one ply up, so the row equals the one a
+    search of the whole reply gives.  ``nodes`` and ``seconds`` are the work
+    of the answers used.
+    """
+    usable = [rows[a] for a in answers
+              if a in rows and (win_loss_only or rows[a]["margin"] is not None)]
+    won = [r for r in usable if r["placer_wins"]]
+    complete = len(usable) == len(answers)
+    if not won and not complete or not win_loss_only and not complete:
+        return None
+    row = {"placer_wins": bool(won), "margin": None, "remoteness": None}
+    if not win_loss_only:
+        row["margin"] = max(r["margin"] for r in usable)
+        row["remoteness"] = 1 + (min(r["remoteness"] for r in won) if won
+                                 else max(r["remoteness"] for r in usable))
+    row["nodes"] = sum(r["nodes"] for r in usable)
+    row["seconds"] = round(sum(r["seconds"] for r in usable), 3)
+    return row
+
+
 def read_reply_record(path: Path,
                       size: int) -> tuple[dict[int, dict], dict[int, dict[int, dict]]]:
     """The classes and per-reply rows of a reply-split run's record."""
@@ -194,17 +264,48 @@ def reply_representatives(size: int, point: int) -> dict[int, int]:
     Mirror-image replies have the same value, so a reply-split run proves one
     reply per image class (the corner opening has 7 classes of 2 replies).
     """
-    t = trike.tables(size)
-    pos = trike.opening(size, point)
+    return move_representatives(trike.opening(size, point))
+
+
+def move_representatives(pos: trike.TrikePosition,
+                         moves: list[int] | None = None) -> dict[int, int]:
+    """Each move of ``pos`` (in the order of ``moves``, engine order by
+    default) -> the first move whose child is a symmetric image of its own."""
+    t = trike.tables(pos.size)
     seen: dict[tuple[int, int, int], int] = {}
     out = {}
-    for r in pos.legal_moves():
+    for r in pos.legal_moves() if moves is None else moves:
         child = pos.play(r)
         mine, theirs = child.mine_theirs()
         m, th, pawn, _ = trike.canonical(t.symmetry, np.uint64(mine), np.uint64(theirs),
                                          child.pawn)
         out[r] = seen.setdefault((int(m), int(th), int(pawn)), r)
     return out
+
+
+def answer_order(size: int, point: int, reply: int) -> list[int]:
+    """The placer's answers to ``reply`` (after the opening on ``point``) in the
+    order the alpha-beta search tries them at its root: moves that end the
+    game first (best score first), then the others by lowest checker balance
+    around the destination and fewest replies for the opponent.  A
+    reply-split run proves the answers in this order, so a won reply usually
+    stops at its first answer, as a search of the whole reply would."""
+    t = trike.tables(size)
+    pos = trike.opening(size, point).play(reply)
+    mine, theirs = pos.mine_theirs()
+    occ = mine | theirs
+    keys = []
+    for d in pos.legal_moves():
+        bd = 1 << d
+        sm = int(t.score_mask[d])
+        if int(t.neighbours[d]) & ~(occ | bd) == 0:  # the pawn is trapped: the game ends
+            margin = ((mine | bd) & sm).bit_count() - (theirs & sm).bit_count()
+            keys.append(((0, -margin, 0), d))
+        else:
+            balance = (mine & sm).bit_count() - (theirs & sm).bit_count()
+            replies = int(trike.move_mask(t.ray_masks, np.uint64(occ | bd), d)).bit_count()
+            keys.append(((1, balance, replies), d))
+    return [d for _, d in sorted(keys)]
 
 
 def solve_opening_database(db: retrograde.RetrogradeDatabase, point: int) -> dict:
@@ -341,14 +442,17 @@ def _set_aside(path: Path, tag: str) -> Path:
 
 
 def _impossible_value(size: int, classes: dict[int, dict],
-                      replies: dict[int, dict[int, dict]]) -> str | None:
+                      replies: dict[int, dict[int, dict]],
+                      answers: dict[int, dict[int, dict[int, dict]]] | None = None) -> str | None:
     """The first value of a checkpoint no Trike game of ``size`` can have, or ``None``.
 
     Class rows: ``winner`` placer or mover; ``margin`` (the placer's) ``None``
     or an integer of the winner's sign and at most the number of points;
     ``remoteness`` and ``winning_replies`` ``None`` or integers in range;
     ``nodes`` and ``seconds`` not negative.  Reply rows: ``placer_wins`` a
-    boolean, the same checks on ``margin`` and ``remoteness``."""
+    boolean, the same checks on ``margin`` and ``remoteness``.  Answer rows
+    (the placer's answers to a reply): the same as reply rows, on three
+    distinct points."""
     points = trike.n_points(size)
 
     def count(value, most: int) -> bool:
@@ -373,19 +477,36 @@ def _impossible_value(size: int, classes: dict[int, dict],
             return f"{where}: remoteness or winning replies out of range"
         if not spent(row):
             return f"{where}: negative nodes or seconds"
+    def reply_row(row: dict) -> str | None:
+        """What is wrong with a reply's or an answer's row (for the placer)."""
+        if type(row.get("placer_wins")) is not bool:
+            return f"placer_wins {row.get('placer_wins')!r}"
+        margin = row.get("margin")
+        if margin is not None and (type(margin) is not int or not 0 < abs(margin) <= points
+                                   or (margin > 0) != row["placer_wins"]):
+            return f"margin {margin!r}"
+        if not count(row.get("remoteness"), points) or not spent(row):
+            return "remoteness, nodes or seconds out of range"
+        return None
+
     for point, rows in replies.items():
         for reply, row in rows.items():
             where = f"class {point}, reply {reply}"
             if not (0 <= point < points and 0 <= reply < points):
                 return f"{where}: no such point"
-            if type(row.get("placer_wins")) is not bool:
-                return f"{where}: placer_wins {row.get('placer_wins')!r}"
-            margin = row.get("margin")
-            if margin is not None and (type(margin) is not int or not 0 < abs(margin) <= points
-                                       or (margin > 0) != row["placer_wins"]):
-                return f"{where}: margin {margin!r}"
-            if not count(row.get("remoteness"), points) or not spent(row):
-                return f"{where}: remoteness, nodes or seconds out of range"
+            problem = reply_row(row)
+            if problem:
+                return f"{where}: {problem}"
+    for point, by_reply in (answers or {}).items():
+        for reply, rows in by_reply.items():
+            for answer, row in rows.items():
+                where = f"class {point}, reply {reply}, answer {answer}"
+                if not all(0 <= x < points for x in (point, reply, answer)) or len(
+                        {point, reply, answer}) < 3:
+                    return f"{where}: no such points"
+                problem = reply_row(row)
+                if problem:
+                    return f"{where}: {problem}"
     return None
 
 
@@ -404,6 +525,7 @@ class Checkpoint:
         self.solver = solver
         self.classes: dict[int, dict] = {}
         self.replies: dict[int, dict[int, dict]] = {}
+        self.answers: dict[int, dict[int, dict[int, dict]]] = {}
         if path is None or not path.exists():
             return
         try:
@@ -411,6 +533,9 @@ class Checkpoint:
             classes = {int(k): dict(v) for k, v in data["classes"].items()}
             replies = {int(k): {int(r): dict(row) for r, row in v.items()}
                        for k, v in data.get("replies", {}).items()}
+            answers = {int(k): {int(r): {int(a): dict(row) for a, row in rows.items()}
+                                for r, rows in v.items()}
+                       for k, v in data.get("answers", {}).items()}
         except (ValueError, KeyError, TypeError, AttributeError) as e:
             aside = _set_aside(path, "damaged")
             raise CheckpointError(
@@ -419,17 +544,22 @@ class Checkpoint:
         if data.get("format") != CHECKPOINT_FORMAT or data.get("size") != size:
             raise CheckpointError(f"{path} is not a Trike size-{size} checkpoint; use another "
                                   "--out, or --restart to set it aside and start over")
+        version = data.get("version", 1)
+        if version not in CHECKPOINT_VERSIONS_READ:
+            raise CheckpointError(f"{path} is a version-{version} checkpoint, this trilab reads "
+                                  f"versions {', '.join(map(str, CHECKPOINT_VERSIONS_READ))}: "
+                                  "use that trilab, or --restart to set it aside and start over")
         if data.get("solver") != solver:
             raise CheckpointError(f"{path} was written by solver {data.get('solver')!r}, this "
                                   f"is {solver!r}: --restart sets it aside and starts "
                                   "over")
-        problem = _impossible_value(size, classes, replies)
+        problem = _impossible_value(size, classes, replies, answers)
         if problem is not None:
             aside = _set_aside(path, "damaged")
             raise CheckpointError(
                 f"the checkpoint {path} holds an impossible value ({problem}); it was kept as "
                 f"{aside}; run again with --restart to start over")
-        self.classes, self.replies = classes, replies
+        self.classes, self.replies, self.answers = classes, replies, answers
 
     @staticmethod
     def discard(path: Path) -> Path | None:
@@ -455,6 +585,21 @@ class Checkpoint:
         self.replies.setdefault(point, {})[reply] = row
         self._write()
 
+    def save_answer(self, point: int, reply: int, answer: int, row: dict) -> None:
+        self.answers.setdefault(point, {}).setdefault(reply, {})[answer] = row
+        self._write()
+
+    def drop_answers(self, point: int, reply: int | None = None) -> None:
+        """Forget the answers to a proven reply (or to every reply of a decided
+        class): the reply's row records them.  Written with the next save."""
+        if reply is None:
+            self.answers.pop(point, None)
+            return
+        rows = self.answers.get(point, {})
+        rows.pop(reply, None)
+        if not rows:
+            self.answers.pop(point, None)
+
     def _write(self) -> None:
         if self.path is None:
             return
@@ -464,12 +609,17 @@ class Checkpoint:
             "classes": {str(k): v for k, v in sorted(self.classes.items())},
             "replies": {str(k): {str(r): row for r, row in sorted(v.items())}
                         for k, v in sorted(self.replies.items())},
+            "answers": {str(k): {str(r): {str(a): row for a, row in sorted(rows.items())}
+                                 for r, rows in sorted(v.items())}
+                        for k, v in sorted(self.answers.items())},
         })
 
-    def progress_file(self, point: int, reply: int = -1) -> str | None:
+    def progress_file(self, point: int, reply: int = -1, answer: int = -1) -> str | None:
         if self.path is None:
             return None
         tag = f"{point}" if reply < 0 else f"{point}-{reply}"
+        if answer >= 0:
+            tag += f"-{answer}"
         return str(self.path.with_name(self.path.name + f".progress-{tag}.json"))
 
     def unfinished_work(self) -> dict[str, dict]:
@@ -484,13 +634,16 @@ class Checkpoint:
                 continue
             if "reply" in data and int(data["reply"]) in self.replies.get(int(data["point"]), {}):
                 continue
+            if "answer" in data and int(data["answer"]) in self.answers.get(
+                    int(data["point"]), {}).get(int(data["reply"]), {}):
+                continue
             if int(data["point"]) not in self.classes:
                 tag = f.name.rsplit(".progress-", 1)[1].removesuffix(".json")
                 out[tag] = data
         return out
 
-    def clear_progress(self, point: int, reply: int = -1) -> None:
-        f = self.progress_file(point, reply)
+    def clear_progress(self, point: int, reply: int = -1, answer: int = -1) -> None:
+        f = self.progress_file(point, reply, answer)
         if f:
             Path(f).unlink(missing_ok=True)
 
@@ -517,9 +670,12 @@ def run(
     raises :class:`Interrupted` carrying the partial study.
 
     ``split`` is the task granularity: ``"class"`` (one task per opening
-    class) or ``"replies"`` (one task per reply of the mover, each saved as
-    soon as it is proven, so work inside a long class survives a restart);
-    the default is ``"replies"`` from size 8 up.  ``on_ready()`` is called
+    class) or ``"replies"`` (the mover's replies proven one by one, each
+    saved as soon as it is proven, so work inside a long class survives a
+    restart); the default is ``"replies"`` from size 8 up.  A reply is
+    itself proven through the placer's answers to it (:func:`answer_order`,
+    one per symmetry class), one task per answer, each saved at once: a run
+    stopped inside a reply loses at most the answer in progress.  ``on_ready()`` is called
     once the kernels are loaded, just before the search starts.
     """
     split = split or ("replies" if size >= 8 else "class")
@@ -568,6 +724,33 @@ def run(
             raise TimeoutError
 
     mirror = {p: reply_representatives(size, p) for p in todo} if split == "replies" else {}
+    answers_of: dict[tuple[int, int], tuple[list[int], dict[int, int]]] = {}
+
+    def answers(p: int, r: int) -> tuple[list[int], dict[int, int]]:
+        """The placer's answers to reply ``r`` (search order) and their mirror map."""
+        if (p, r) not in answers_of:
+            order = answer_order(size, p, r)
+            answers_of[p, r] = order, move_representatives(
+                trike.opening(size, p).play(r), order)
+        return answers_of[p, r]
+
+    def usable(row: dict | None) -> bool:
+        return row is not None and (win_loss_only or row["margin"] is not None)
+
+    def decide_reply(p: int, r: int) -> None:
+        """Save reply ``r``'s row once its proven answers decide it."""
+        order, rep = answers(p, r)
+        proven = ckpt.answers.get(p, {}).get(r, {})
+        rows = {a: proven[rep[a]] for a in order if rep[a] in proven}
+        row = combine_answers(rows, order, win_loss_only)
+        if row is not None and order:
+            # work done: each proven answer once, not once per image
+            used = [x for x in proven.values() if usable(x)]
+            row["nodes"] = sum(x["nodes"] for x in used)
+            row["seconds"] = round(sum(x["seconds"] for x in used), 3)
+            row["reply"] = r
+            ckpt.drop_answers(p, r)
+            ckpt.save_reply(p, r, row)
 
     def decide(p: int) -> None:
         proven = ckpt.replies.get(p, {})
@@ -578,6 +761,7 @@ def run(
             row["seconds"] = round(sum(x["seconds"] for x in proven.values()), 3)
         if row is not None and p not in results:
             results[p] = row
+            ckpt.drop_answers(p)
             ckpt.save(p, row)
             if bar is not None:
                 bar.update(1)
@@ -595,11 +779,22 @@ def run(
                     break
                 if mirror[p][r] != r:  # an image of a reply proven (or queued) before
                     continue
-                row = ckpt.replies.get(p, {}).get(r)
-                if row is not None and (win_loss_only or row["margin"] is not None):
+                if usable(ckpt.replies.get(p, {}).get(r)):
                     continue
-                yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p, r),
-                       node_progress if serial else None, r, method)
+                order, rep = answers(p, r)
+                if not order:  # the reply ends the game: proven whole
+                    yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p, r),
+                           node_progress if serial else None, r, method)
+                    continue
+                decide_reply(p, r)  # answers saved by an earlier run may decide it
+                decide(p)
+                for a in order:
+                    if p in results or usable(ckpt.replies.get(p, {}).get(r)):
+                        break
+                    if rep[a] != a or usable(ckpt.answers.get(p, {}).get(r, {}).get(a)):
+                        continue
+                    yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p, r, a),
+                           node_progress if serial else None, r, method, a)
 
     reason = None
     try:
@@ -607,7 +802,16 @@ def run(
         remaining = None if time_limit is None else max(0.0, time_limit - elapsed)
         for args, row in executor.run(solve_opening_search, tasks(), timeout=remaining):
             p, r = args[1], args[6]
-            if r < 0:
+            a = args[8] if len(args) > 8 else -1
+            if a >= 0:
+                ckpt.clear_progress(p, r, a)
+                # an answer finishing after its reply or class was decided (by
+                # another worker's answer) adds nothing
+                if p not in results and not usable(ckpt.replies.get(p, {}).get(r)):
+                    ckpt.save_answer(p, r, a, row)
+                    decide_reply(p, r)
+                    decide(p)
+            elif r < 0:
                 results[p] = row
                 ckpt.save(p, row)
                 ckpt.clear_progress(p)
@@ -639,6 +843,11 @@ def run(
         study.extra["proven_replies"] = {
             point_label(size, p): {point_label(size, r): row for r, row in v.items()}
             for p, v in ckpt.replies.items() if p not in results}
+        study.extra["proven_answers"] = {
+            point_label(size, p): {point_label(size, r): {point_label(size, a): row
+                                                          for a, row in rows.items()}
+                                   for r, rows in v.items()}
+            for p, v in ckpt.answers.items() if p not in results}
         raise Interrupted(study, reason, checkpoint_path)
     return study
 
