@@ -8,7 +8,8 @@ points, with its 95% interval, read from what the studies wrote:
   agent points from ``results/balance/trike-*.summary.json`` (the best
   opening's placer win rate minus 50%);
 * Tabula Trivium, by policy pair, and the Trio card game, by configuration:
-  ``results/<game>/*.meta.json`` of ``trilab simulate`` (via
+  ``results/<game>/*.meta.json`` of ``trilab simulate`` and those of its
+  subfolders (the card game's ``deduce/`` seat study; via
   :func:`trilab.analysis.simulation.collect`);
 * Trio, the board game, by Fortress reading and policy
   (``results/trio-board/``, study names ``FORTRESS-POLICY``).
@@ -49,6 +50,19 @@ def trike_points(results: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _studies(folder: Path) -> pd.DataFrame:
+    """:func:`collect` of a game's folder and of its subfolders (e.g. the card
+    game's ``deduce/`` and ``strength/``), the latter named ``SUB/STUDY``."""
+    parts = [collect(folder)]
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+        t = collect(sub)
+        if not t.empty:
+            t["study"] = sub.name + "/" + t["study"]
+            parts.append(t)
+    parts = [t for t in parts if not t.empty]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
 def _equal_players(policies: str) -> bool:
     """Whether every seat of a study plays the same policy."""
     return len(set(policies.split(","))) == 1
@@ -59,7 +73,7 @@ def simulated_points(results: Path, game: str) -> pd.DataFrame:
     folder = results / game
     if not folder.exists():
         return pd.DataFrame()
-    t = collect(folder)
+    t = _studies(folder)
     if t.empty:
         return t
     rows = []
@@ -79,7 +93,7 @@ def unequal_pairings(results: str | Path) -> pd.DataFrame:
     rows = []
     for game in PANELS[1:]:
         folder = results / game
-        t = collect(folder) if folder.exists() else pd.DataFrame()
+        t = _studies(folder) if folder.exists() else pd.DataFrame()
         for r in t.itertuples():
             if not _equal_players(r.policies):
                 rows.append({"game": game, "study": r.study, "policies": r.policies,
