@@ -31,12 +31,13 @@ test: install lint
 golden: install
 	$(VENV)/bin/pytest -q tests/test_game_contract.py tests/test_trike_golden.py -k "golden or tier or opening_tables" --regen-golden
 
-# Issue 24: mcts-greedy:N:4 of Tabula Trivium, 200 and 2000 simulations, against greedy
-# and each other (60 games a pairing, half in each seat order; 6.5 min on one core,
-# most of it the 2000-vs-200 games, 37 of 60 drawn at the ply cap).
-# The full ladders (200..10,000 and a time budget, the Trio board) are not built yet.
+# Issue 24: strength ladders of mcts-greedy:N:4, each rung against greedy and against
+# the rung below (40 games a pairing, split evenly over the agent's seats).
+# Tabula Trivium, 200/500/1000/2000 simulations: 6.3 min on one core, most of it the
+# games against the rung below (24-31 of 40 drawn at the ply cap).
+# Still to build: 5000 and 10,000 simulations, a time budget, the mcts:N family.
 ladders: install
-	nice -n 10 $(PY) -m trilab.analysis.ladder tabula-trivium "mcts-greedy:{n}:4" 200,2000 --games 60 --seed 5 --out results/tabula-trivium/ladder-mcts-greedy-4.csv
+	nice -n 10 $(PY) -m trilab.analysis.ladder tabula-trivium "mcts-greedy:{n}:4" 200,500,1000,2000 --games 40 --seed 5 --out results/tabula-trivium/ladder-mcts-greedy-4.csv
 
 bench: install
 	$(PY) benchmarks/bench_cli.py --cli 2 6 --tt 5 6 7
