@@ -31,12 +31,18 @@ test: install lint
 golden: install
 	$(VENV)/bin/pytest -q tests/test_game_contract.py tests/test_trike_golden.py -k "golden or tier or opening_tables" --regen-golden
 
-# Issue 24: mcts-greedy:N:4 of Tabula Trivium, 200 and 2000 simulations, against greedy
-# and each other (60 games a pairing, half in each seat order; 6.5 min on one core,
-# most of it the 2000-vs-200 games, 37 of 60 drawn at the ply cap).
-# The full ladders (200..10,000 and a time budget, the Trio board) are not built yet.
+# Issue 24: strength ladders of mcts-greedy:N:4, each rung against greedy and against
+# the rung below, the games split evenly over the agent's seats.
+# Tabula Trivium, 200/500/1000/2000 simulations, 40 games a pairing: 6.3 min on one
+# core, most of it the games against the rung below (24-31 of 40 drawn, by the ply cap
+# or repetition).
+# Trio board, 250/1000/4000/10000 simulations, the rung in one seat against two greedy
+# seats or two of the rung below (240 games a pairing, 80 a seat): 15.9 min on one core,
+# 11.7 of them the 10000-vs-4000 games (147 of 240 without a winner).
+# Still to build: Tabula 5000 and 10,000 simulations, a time budget, the mcts:N family.
 ladders: install
-	nice -n 10 $(PY) -m trilab.analysis.ladder tabula-trivium "mcts-greedy:{n}:4" 200,2000 --games 60 --seed 5 --out results/tabula-trivium/ladder-mcts-greedy-4.csv
+	nice -n 10 $(PY) -m trilab.analysis.ladder tabula-trivium "mcts-greedy:{n}:4" 200,500,1000,2000 --games 40 --seed 5 --out results/tabula-trivium/ladder-mcts-greedy-4.csv
+	nice -n 10 $(PY) -m trilab.analysis.ladder trio-board "mcts-greedy:{n}:4" 250,1000,4000,10000 --games 240 --seed 5 --out results/trio-board/ladder-mcts-greedy-4.csv
 
 bench: install
 	$(PY) benchmarks/bench_cli.py --cli 2 6 --tt 5 6 7

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
-import platform
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from trilab.analysis.artifacts import base_metadata, write_json
 from trilab.analysis.stats import wilson
 from trilab.solver import registry
 
@@ -67,6 +66,30 @@ def pairing(game: str, a: str, b: str, games: int, seed: int, options: dict) -> 
             "score_high": round(sh, 4), "seconds": round(time.perf_counter() - t0, 1)}
 
 
+def _write(args, argv, budgets, rows, seconds) -> None:
+    """The table so far and its ``.meta.json`` (rewritten after every pairing, so an
+    interrupted ladder keeps the rungs it finished)."""
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = args.out.with_name(args.out.name + ".tmp")
+    with tmp.open("w", newline="") as f:
+        wr = csv.DictWriter(f, fieldnames=list(rows[0]))
+        wr.writeheader()
+        wr.writerows(rows)
+    tmp.replace(args.out)
+    argv = sys.argv[1:] if argv is None else argv
+    write_json(args.out.with_suffix(".meta.json"), base_metadata(
+        command="python -m trilab.analysis.ladder " + " ".join(
+            f"'{a}'" if "{" in a else a for a in argv),
+        game=args.game, family=args.family, budgets=budgets,
+        games_per_pairing=args.games, seed=args.seed, opponent=args.opponent,
+        seats="games split evenly over the agent's seats (seat 0 moves first)",
+        intervals="95% Wilson; score interval on wins + draws // 2",
+        rows=len(rows), complete=len(rows) == sum(
+            1 if args.no_below or i == 0 else 2 for i in range(len(budgets))),
+        seconds=round(seconds, 1),
+        pairing_seconds={f"{r['agent']} vs {r['opponent']}": r["seconds"] for r in rows}))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("game", choices=["tabula-trivium", "trio-board"])
@@ -89,19 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             row = {"budget": n, **pairing(args.game, agent, opp, args.games, args.seed, {})}
             rows.append(row)
             print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w", newline="") as f:
-        wr = csv.DictWriter(f, fieldnames=list(rows[0]))
-        wr.writeheader()
-        wr.writerows(rows)
-    meta = {"command": "python -m trilab.analysis.ladder " + " ".join(argv or sys.argv[1:]),
-            "game": args.game, "family": args.family, "budgets": budgets,
-            "games_per_pairing": args.games, "seed": args.seed,
-            "seats": "games split evenly over the agent's seats (seat 0 moves first)",
-            "intervals": "95% Wilson; score interval on wins + draws // 2",
-            "seconds": round(time.perf_counter() - t0, 1),
-            "machine": platform.platform(), "python": platform.python_version()}
-    args.out.with_suffix(".meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+            _write(args, argv, budgets, rows, time.perf_counter() - t0)
     return 0
 
 
