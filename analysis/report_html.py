@@ -279,8 +279,12 @@ def report_all(results_dir: str | Path = RESULTS, out: str | Path | None = None,
                 players="equal (the same policy in every seat); unequal pairings: "
                         f"{unequal_path.name}"))
             files_out.csv(unequal_path, unequal)
+            files_out.json(unequal_path.with_suffix(".meta.json"), artifacts.base_metadata(
+                command=command or artifacts.command_line(),
+                what="studies of unequal players (a skill gap, not a seat effect), kept off "
+                     "the first-seat figure", studies=len(unequal)))
         files += [fig_path, fig_path.with_suffix(".csv"), fig_path.with_suffix(".meta.json"),
-                  unequal_path]
+                  unequal_path, unequal_path.with_suffix(".meta.json")]
     artifacts.write_text(page, build(results, fig_path))  # embeds the figure written above
     files.append(page)
     return PageOutcome(points, files)

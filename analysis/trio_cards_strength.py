@@ -4,7 +4,8 @@ Reads the per-seat tables ``trilab simulate`` wrote for the runs
 ``<prefix>-seat<k>.csv`` (the tested policy in seat ``k``, ``k = 0 .. n-1``) and
 writes ``<prefix>.csv``: one row per seat position (the tested seat's win rate
 and 95% Wilson interval) and a row ``mean`` (the average over the positions, so
-the seat effect cancels, with a normal interval from the independent runs).
+the seat effect cancels, with a normal interval from the independent runs), and
+``<prefix>.meta.json`` beside it (the command and the tables it read).
 
     python -m trilab.analysis.trio_cards_strength results/trio-cards/strength/p3-simple-deduce
 """
@@ -15,6 +16,9 @@ import csv
 import math
 import sys
 from pathlib import Path
+
+import pandas as pd
+from trilab.analysis import artifacts
 
 
 def summarize(prefix: str) -> list[dict]:
@@ -34,10 +38,11 @@ def summarize(prefix: str) -> list[dict]:
     rows.append({"position": "mean", "policy": rows[0]["policy"],
                  "games": sum(r["games"] for r in rows), "wins": sum(r["wins"] for r in rows),
                  "win_rate": mean, "ci_low": mean - 1.96 * se, "ci_high": mean + 1.96 * se})
-    with Path(f"{prefix}.csv").open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    sources = [f"{prefix}-seat{r['position']}.csv" for r in rows[:-1]]
+    with artifacts.OutputSet() as out:  # the table and its metadata, or neither
+        out.csv(f"{prefix}.csv", pd.DataFrame(rows))
+        out.json(f"{prefix}.meta.json", artifacts.base_metadata(
+            sources=sources, regenerate=f"python -m trilab.analysis.trio_cards_strength {prefix}"))
     return rows
 
 

@@ -6,6 +6,7 @@ import importlib
 import os
 import stat
 import sys
+from pathlib import Path
 
 import pytest
 from trilab.analysis import artifacts
@@ -45,3 +46,18 @@ def test_import_in_background_loads_modules_and_defers_failures(tmp_path, monkey
     assert not thread.is_alive() and "trilab_bg_broken" not in sys.modules
     with pytest.raises(ImportError, match="broken on purpose"):  # the real import reports it
         importlib.import_module("trilab_bg_broken")
+
+
+def test_every_committed_table_has_its_metadata():
+    """Every table under results/ has a .meta.json beside it (seed, versions, command)."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    tracked = subprocess.run(["git", "-C", str(root), "ls-files", "results"],
+                             capture_output=True, text=True).stdout.split()
+    if not tracked:
+        pytest.skip("not a git checkout")
+    tables = [root / f for f in tracked if f.endswith(".csv")]
+    missing = [str(t.relative_to(root)) for t in tables
+               if not t.with_suffix(".meta.json").exists()]
+    assert not missing, missing
