@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
 
 import pytest
 from trilab.solver.compiled import purge_stale_caches
@@ -62,3 +64,28 @@ def pytest_addoption(parser):
 @pytest.fixture
 def regen_golden(request) -> bool:
     return bool(request.config.getoption("--regen-golden"))
+
+
+BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
+"""Debian's chromium (`.ci/run` installs it and sets TRILAB_REQUIRE_BROWSER=1)."""
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run"]
+"""Headless as root, and no connection attempts to the network this machine lacks."""
+
+
+@pytest.fixture
+def chromium():
+    """A headless Chromium driven by Playwright's Python API with Debian's binary (no
+    downloaded browser); skipped without it, a failure where TRILAB_REQUIRE_BROWSER is set."""
+    if BROWSER is None:
+        if os.environ.get("TRILAB_REQUIRE_BROWSER"):
+            pytest.fail("chromium is required here (apt-get install chromium)")
+        pytest.skip("chromium is not installed (CI installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=BROWSER, args=BROWSER_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()

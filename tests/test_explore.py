@@ -8,7 +8,7 @@ opening by clicking, checks every move's colour against the solver, swaps,
 undoes and reloads from the URL, and fails on any console error.  With
 TRILAB_EXPLORER_SCREENSHOT=PATH it also writes the docs' screenshot.
 
-The browser is Debian's `chromium`, as in test_report_html.py (skipped
+The browser is Debian's `chromium` (the `chromium` fixture of conftest.py: skipped
 without it unless TRILAB_REQUIRE_BROWSER is set).
 """
 
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import threading
 import time
 import warnings
@@ -33,9 +32,6 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
-BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run"]
 AGENT = "mcts:300"
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -363,99 +359,88 @@ def _solver_colours(pos: trike.TrikePosition | None, size: int) -> dict[str, str
     return {m: v[0] for m, v in expected(pos, size).items()}
 
 
-def test_explorer_in_headless_chromium(live_server):
-    if BROWSER is None:
-        if os.environ.get("TRILAB_REQUIRE_BROWSER"):
-            pytest.fail("chromium is required here (apt-get install chromium)")
-        pytest.skip("chromium is not installed (CI installs it)")
-    from playwright.sync_api import sync_playwright
-
+def test_explorer_in_headless_chromium(live_server, chromium):
     problems: list[str] = []
     requests: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=BROWSER, args=BROWSER_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: problems.append(str(e)))
-            page.on("request", lambda r: requests.append(r.url))
-            page.goto(live_server + "?size=4", wait_until="load")
-            page.wait_for_selector("body[data-ready='1']")
-            _wait_values(page)
-            assert _colours(page) == _solver_colours(None, 4)  # the openings
-            # play an opening by clicking: (1,0), a placer's win, so the mover may swap
-            page.click('#board circle[data-move="1.0"]')
-            page.wait_for_function("() => new URL(location).searchParams.get('moves') === '1.0'")
-            _wait_values(page)
-            opening = trike.opening(4, trike.point_index(1, 0))
-            assert _colours(page) == _solver_colours(opening, 4)
-            assert page.is_enabled("#swap")
-            placer_wins = AlphaBetaSolver(4, tt_mb=4).margin(opening) < 0
-            assert page.get_attribute("#swap", "data-result") == ("win" if placer_wins else "lose")
-            # swap: the same board, the mover now owns b and seat 0 (w) moves
-            page.click("#swap")
-            page.wait_for_function(
-                "() => new URL(location).searchParams.get('moves') === '1.0,swap'")
-            _wait_values(page)
-            assert "seat 0 (placer); b is seat 1" in page.inner_text("#status")
-            assert not page.is_enabled("#swap")
-            assert _colours(page) == _solver_colours(opening, 4)
-            # a reply by clicking, then undo
-            page.click('#board circle[data-move="2.0"]')
-            page.wait_for_function(
-                "() => new URL(location).searchParams.get('moves') === '1.0,swap,2.0'")
-            _wait_values(page)
-            after = opening.play(trike.point_index(2, 0))
-            assert _colours(page) == _solver_colours(after, 4)
-            assert new_pos(page) == after.to_notation()
-            page.click("#undo")
-            page.wait_for_function("() => new URL(location).searchParams.get('at') === '2'")
-            _wait_values(page)
-            assert new_pos(page) == opening.to_notation()
-            assert page.is_enabled("#redo")
-            page.click("#redo")
-            page.wait_for_function("() => !new URL(location).searchParams.has('at')")
-            # reload from the URL: the same game, the same values
-            page.reload(wait_until="load")
-            page.wait_for_selector("body[data-ready='1']")
-            _wait_values(page)
-            assert new_pos(page) == after.to_notation()
-            assert _colours(page) == _solver_colours(after, 4)
-            assert "b is seat 1" in page.inner_text("#status")
-            page.wait_for_function("() => document.querySelectorAll('#line li').length > 0")
-            page.wait_for_function(
-                "() => document.querySelectorAll('#history circle').length >= 3")
-            # the swap map: clicking an opening opens it
-            page.click('#swapmap circle[data-opening="0.0"]')
-            page.wait_for_function("() => new URL(location).searchParams.get('moves') === '0.0'")
-            _wait_values(page)
-            assert _colours(page) == _solver_colours(trike.opening(4, 0), 4)
-            # estimates on a large board are marked as such
-            page.goto(live_server + "?size=9&moves=4.2", wait_until="load")
-            page.wait_for_selector("body[data-ready='1']")
-            _wait_values(page)
-            assert set(_colours(page).values()) == {"estimate"}
-            assert "estimate" in page.inner_text("#moves")
-            # play against the solver: it swaps the opening (2,1), which the placer wins
-            assert _solver_colours(None, 4)["2.1"] == "win"
-            page.goto(live_server + "?size=4&vs=solver&seat=1", wait_until="load")
-            page.wait_for_selector("body[data-ready='1']")
-            _wait_values(page)
-            page.click('#board circle[data-move="2.1"]')
-            page.wait_for_function(
-                "() => new URL(location).searchParams.get('moves') === '2.1,swap'")
-            assert "solver: swap" in page.inner_text("#play-note")
-            shot = os.environ.get("TRILAB_EXPLORER_SCREENSHOT")
-            if shot:
-                page.goto(live_server + "?size=6&moves=2.1,swap,4.1,3.0", wait_until="load")
-                page.wait_for_selector("body[data-ready='1']")
-                _wait_values(page)
-                page.wait_for_function("() => document.querySelectorAll('#line li').length > 0")
-                page.wait_for_function(
-                    "() => document.querySelectorAll('#history circle').length >= 4")
-                page.screenshot(path=shot, full_page=True)
-        finally:
-            browser.close()
+    page = chromium.new_page(viewport={"width": 1280, "height": 900})
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(live_server + "?size=4", wait_until="load")
+    page.wait_for_selector("body[data-ready='1']")
+    _wait_values(page)
+    assert _colours(page) == _solver_colours(None, 4)  # the openings
+    # play an opening by clicking: (1,0), a placer's win, so the mover may swap
+    page.click('#board circle[data-move="1.0"]')
+    page.wait_for_function("() => new URL(location).searchParams.get('moves') === '1.0'")
+    _wait_values(page)
+    opening = trike.opening(4, trike.point_index(1, 0))
+    assert _colours(page) == _solver_colours(opening, 4)
+    assert page.is_enabled("#swap")
+    placer_wins = AlphaBetaSolver(4, tt_mb=4).margin(opening) < 0
+    assert page.get_attribute("#swap", "data-result") == ("win" if placer_wins else "lose")
+    # swap: the same board, the mover now owns b and seat 0 (w) moves
+    page.click("#swap")
+    page.wait_for_function(
+        "() => new URL(location).searchParams.get('moves') === '1.0,swap'")
+    _wait_values(page)
+    assert "seat 0 (placer); b is seat 1" in page.inner_text("#status")
+    assert not page.is_enabled("#swap")
+    assert _colours(page) == _solver_colours(opening, 4)
+    # a reply by clicking, then undo
+    page.click('#board circle[data-move="2.0"]')
+    page.wait_for_function(
+        "() => new URL(location).searchParams.get('moves') === '1.0,swap,2.0'")
+    _wait_values(page)
+    after = opening.play(trike.point_index(2, 0))
+    assert _colours(page) == _solver_colours(after, 4)
+    assert new_pos(page) == after.to_notation()
+    page.click("#undo")
+    page.wait_for_function("() => new URL(location).searchParams.get('at') === '2'")
+    _wait_values(page)
+    assert new_pos(page) == opening.to_notation()
+    assert page.is_enabled("#redo")
+    page.click("#redo")
+    page.wait_for_function("() => !new URL(location).searchParams.has('at')")
+    # reload from the URL: the same game, the same values
+    page.reload(wait_until="load")
+    page.wait_for_selector("body[data-ready='1']")
+    _wait_values(page)
+    assert new_pos(page) == after.to_notation()
+    assert _colours(page) == _solver_colours(after, 4)
+    assert "b is seat 1" in page.inner_text("#status")
+    page.wait_for_function("() => document.querySelectorAll('#line li').length > 0")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#history circle').length >= 3")
+    # the swap map: clicking an opening opens it
+    page.click('#swapmap circle[data-opening="0.0"]')
+    page.wait_for_function("() => new URL(location).searchParams.get('moves') === '0.0'")
+    _wait_values(page)
+    assert _colours(page) == _solver_colours(trike.opening(4, 0), 4)
+    # estimates on a large board are marked as such
+    page.goto(live_server + "?size=9&moves=4.2", wait_until="load")
+    page.wait_for_selector("body[data-ready='1']")
+    _wait_values(page)
+    assert set(_colours(page).values()) == {"estimate"}
+    assert "estimate" in page.inner_text("#moves")
+    # play against the solver: it swaps the opening (2,1), which the placer wins
+    assert _solver_colours(None, 4)["2.1"] == "win"
+    page.goto(live_server + "?size=4&vs=solver&seat=1", wait_until="load")
+    page.wait_for_selector("body[data-ready='1']")
+    _wait_values(page)
+    page.click('#board circle[data-move="2.1"]')
+    page.wait_for_function(
+        "() => new URL(location).searchParams.get('moves') === '2.1,swap'")
+    assert "solver: swap" in page.inner_text("#play-note")
+    shot = os.environ.get("TRILAB_EXPLORER_SCREENSHOT")
+    if shot:
+        page.goto(live_server + "?size=6&moves=2.1,swap,4.1,3.0", wait_until="load")
+        page.wait_for_selector("body[data-ready='1']")
+        _wait_values(page)
+        page.wait_for_function("() => document.querySelectorAll('#line li').length > 0")
+        page.wait_for_function(
+            "() => document.querySelectorAll('#history circle').length >= 4")
+        page.screenshot(path=shot, full_page=True)
     assert problems == []
     assert all(u.startswith(live_server) or u.startswith("data:") for u in requests), requests
 

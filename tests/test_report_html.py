@@ -7,14 +7,9 @@ through Playwright's Python API with that executable (no downloaded browser).
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 from click.testing import CliRunner
 from trilab.cli import cli
-
-BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture(scope="module")
@@ -37,29 +32,18 @@ def test_page_is_self_contained(page_file):
     assert "Solved exactly: every opening of sizes 2-8" in text
 
 
-def test_page_renders_in_headless_chromium(page_file):
-    if BROWSER is None:
-        if os.environ.get("TRILAB_REQUIRE_BROWSER"):
-            pytest.fail("chromium is required here (apt-get install chromium)")
-        pytest.skip("chromium is not installed (CI installs it)")
-    from playwright.sync_api import sync_playwright
-
+def test_page_renders_in_headless_chromium(page_file, chromium):
     problems: list[str] = []
     requests: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=BROWSER, args=["--no-sandbox"])
-        try:
-            page = browser.new_page()
-            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: problems.append(str(e)))
-            page.on("request", lambda r: requests.append(r.url))
-            page.goto(page_file.as_uri(), wait_until="load")
-            images = page.evaluate(
-                "() => Array.from(document.images).map(i => [i.alt, i.complete, i.naturalWidth])")
-            headings = page.evaluate(
-                "() => Array.from(document.querySelectorAll('h2')).map(h => h.textContent)")
-        finally:
-            browser.close()
+    page = chromium.new_page()
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(page_file.as_uri(), wait_until="load")
+    images = page.evaluate(
+        "() => Array.from(document.images).map(i => [i.alt, i.complete, i.naturalWidth])")
+    headings = page.evaluate(
+        "() => Array.from(document.querySelectorAll('h2')).map(h => h.textContent)")
     assert len(images) >= 6
     for alt, complete, width in images:
         assert complete and width > 0, f"image {alt!r} did not decode"
