@@ -44,32 +44,16 @@ def _umask() -> int:
     return mask
 
 
-def atomic_write(path: str | os.PathLike, write: Callable[[str], None]) -> Path:
-    """Call ``write(tmp_path)`` and then rename the temp file onto ``path``
-    (with the permissions of an ordinary new file: the temp file's 0600
-    would make shared results unreadable to others)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        write(tmp)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
 class OutputSet:
     """The files of one result, written all or none.
 
     ``stage(path, write)`` writes ``write(tmp)`` to a temporary file beside
     ``path`` at once (so a failure surfaces before anything is replaced);
-    :meth:`commit` renames every staged file onto its target; leaving the
-    ``with`` block by an exception removes the staged files instead.  The
-    targets are checked by :func:`~trilab.analysis.outputs.check_output_path` first.
+    :meth:`commit` renames every staged file onto its target (with the
+    permissions of an ordinary new file: the temp file's 0600 would make shared
+    results unreadable to others); leaving the ``with`` block by an exception
+    removes the staged files instead.  The targets are checked by
+    :func:`~trilab.analysis.outputs.check_output_path` first.
     """
 
     def __init__(self) -> None:
@@ -139,20 +123,26 @@ class OutputSet:
         self._staged = []
 
 
-def write_text(path: str | os.PathLike, text: str) -> Path:
-    def _w(tmp: str) -> None:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
+def atomic_write(path: str | os.PathLike, write: Callable[[str], None]) -> Path:
+    """Call ``write(tmp_path)`` and then rename the temp file onto ``path``: a result
+    of one file (an :class:`OutputSet` of one), for records saved as a run goes."""
+    with OutputSet() as out:
+        return out.stage(path, write)
 
-    return atomic_write(path, _w)
+
+def write_text(path: str | os.PathLike, text: str) -> Path:
+    with OutputSet() as out:
+        return out.text(path, text)
 
 
 def write_json(path: str | os.PathLike, obj: object) -> Path:
-    return write_text(path, json.dumps(obj, indent=2, sort_keys=False, default=str) + "\n")
+    with OutputSet() as out:
+        return out.json(path, obj)
 
 
 def write_csv(path: str | os.PathLike, df: pd.DataFrame) -> Path:
-    return atomic_write(path, lambda tmp: df.to_csv(tmp, index=False))
+    with OutputSet() as out:
+        return out.csv(path, df)
 
 
 def append_csv(path: str | os.PathLike, rows: list[dict]) -> Path:
@@ -192,15 +182,8 @@ def import_in_background(*modules: str) -> threading.Thread:
 def save_figure(path: str | os.PathLike, fig) -> Path:
     """Write a matplotlib figure atomically, then close it (pyplot keeps every
     open figure alive until it is closed)."""
-    import matplotlib.pyplot as plt
-
-    fmt = Path(path).suffix.lstrip(".") or "png"
-    try:
-        return atomic_write(
-            path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=120, bbox_inches="tight")
-        )
-    finally:
-        plt.close(fig)
+    with OutputSet() as out:
+        return out.figure(path, fig)
 
 
 def versions() -> dict[str, str]:

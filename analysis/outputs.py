@@ -12,8 +12,9 @@ import os
 from pathlib import Path
 
 
-class OutputError(Exception):
-    """An output path that cannot be written: one line for the user."""
+class OutputError(OSError):
+    """An output path that cannot be written: one line for the user (an ``OSError``,
+    so best-effort writers that ignore a failed write ignore this one too)."""
 
 
 def _resolve(path: str | os.PathLike) -> Path:
