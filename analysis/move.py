@@ -28,24 +28,35 @@ from trilab.solver.trio_board.rules import MAX_PLAYOUT_PLIES, PLAYOUT_RANDOM
 AGENT_FORMS = "mcts:N, mcts:Ns, mcts-greedy:N[:K] or mcts-greedy:Ns[:K] (K: playout cutoff)"
 
 
-def parse_tabula_agent(text: str) -> tuple[mcts.AgentSpec, str]:
-    """``(agent, playout name)`` of an agent text; :class:`AgentInputError` if bad."""
+def _split_agent(text: str, forms: str, check_cutoff) -> tuple[mcts.AgentSpec, str | None]:
+    """``mcts:BUDGET`` or ``mcts-greedy:BUDGET[:K]`` as ``(agent, K)``: ``K`` is None
+    for random playouts, ``""`` for greedy ones without a cutoff, and is passed to
+    ``check_cutoff`` before the budget is read (by
+    :func:`trilab.solver.mcts.parse_agent`); :class:`AgentInputError` if bad."""
     head, _, rest = text.strip().partition(":")
-    playout = "random"
+    k = None
     if head == "mcts-greedy":
         budget, _, k = rest.partition(":")
-        playout = f"greedy:{k or 4}"
-        try:
-            ta.check_playout(playout)
-        except ValueError as e:
-            raise AgentInputError(f"agent {text!r}: {e}", "--agent") from None
+        check_cutoff(k)
         text = f"mcts:{budget}"
     elif head != "mcts":
-        raise AgentInputError(f"unknown agent {text!r}; agents: {AGENT_FORMS}", "--agent")
+        raise AgentInputError(f"unknown agent {text!r}; agents: {forms}", "--agent")
     try:
-        return mcts.parse_agent(text), playout
+        return mcts.parse_agent(text), k
     except ValueError as e:
         raise AgentInputError(str(e), "--agent") from None
+
+
+def parse_tabula_agent(text: str) -> tuple[mcts.AgentSpec, str]:
+    """``(agent, playout name)`` of an agent text; :class:`AgentInputError` if bad."""
+    def check(k: str) -> None:
+        try:
+            ta.check_playout(f"greedy:{k or 4}")
+        except ValueError as e:
+            raise AgentInputError(f"agent {text!r}: {e}", "--agent") from None
+
+    agent, k = _split_agent(text, AGENT_FORMS, check)
+    return agent, "random" if k is None else f"greedy:{k or 4}"
 
 
 def turn_text(code: int) -> str:
@@ -190,24 +201,13 @@ TRIO_AGENT_FORMS = "mcts:N, mcts:Ns or mcts-greedy:N[:K] (greedy playouts, cut a
 def parse_trio_board_agent(text: str) -> tuple[mcts.AgentSpec, int]:
     """``(agent, playout kind)`` of an agent text (the state's playout setting:
     random, greedy to the end, or greedy cut after K plies)."""
-    head, _, rest = text.strip().partition(":")
-    kind = PLAYOUT_RANDOM
-    if head == "mcts-greedy":
-        budget, _, k = rest.partition(":")
-        kind = 0
-        if k:
-            if not k.isdigit() or not 1 <= int(k) <= MAX_PLAYOUT_PLIES:
-                raise AgentInputError(f"agent {text!r}: K must be 1..{MAX_PLAYOUT_PLIES}",
-                                      "--agent")
-            kind = int(k)
-        text = f"mcts:{budget}"
-    elif head != "mcts":
-        raise AgentInputError(f"unknown agent {text!r}; agents: {TRIO_AGENT_FORMS}",
-                              "--agent")
-    try:
-        return mcts.parse_agent(text), kind
-    except ValueError as e:
-        raise AgentInputError(str(e), "--agent") from None
+    def check(k: str) -> None:
+        if k and (not k.isdigit() or not 1 <= int(k) <= MAX_PLAYOUT_PLIES):
+            raise AgentInputError(f"agent {text!r}: K must be 1..{MAX_PLAYOUT_PLIES}",
+                                  "--agent")
+
+    agent, k = _split_agent(text, TRIO_AGENT_FORMS, check)
+    return agent, PLAYOUT_RANDOM if k is None else int(k or 0)
 
 
 def trio_move_text(action: int) -> str:
