@@ -363,8 +363,9 @@ def margins(game: str, size: int, tt_mb: float | None, time_limit: float | None,
 @click.option("--position", "position_text", default=None,
               help="Rows from the apex joined by '/': '.' empty, b/w checkers, pawn upper case "
                    "(as for analyze) [default: the empty board: choose the opening].")
-@click.option("--agent", "agent_text", required=True, metavar="mcts:N|mcts:Ns",
-              help="N simulations per move, or N seconds per move.")
+@click.option("--agent", "agent_text", required=True, metavar="mcts:N|mcts:Ns|...",
+              help="N simulations per move, or N seconds per move (Trike also "
+                   "mcts-solve:N, with exact endgames).")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="The search's random stream (same seed and N: same move).")
 @click.option("--no-pie", is_flag=True,
@@ -402,8 +403,9 @@ def move(game: str, size: int | None, position_text: str | None, agent_text: str
 @click.argument("game", callback=_position_games)
 @click.option("--size", type=int, default=5, show_default=True, help="Board side, 2..19.")
 @click.option("--agent", "opponent", default="mcts:1s", show_default=True,
-              metavar="mcts:N|mcts:Ns|perfect",
-              help="The computer: the MCTS agent, or the exact solver (sizes up to 7).")
+              metavar="mcts:N|mcts:Ns|mcts-solve:N|perfect",
+              help="The computer: the MCTS agent (mcts-solve: with exact endgames), or the "
+                   "exact solver (sizes up to 7).")
 @click.option("--as", "as_seat", type=click.Choice(["placer", "mover"]), default="placer",
               show_default=True, help="Your seat: the first checker, or the reply (and swap).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="The computer's seed.")
@@ -498,7 +500,7 @@ def _int_list(lowest: int, highest: int):
 @click.option("--sizes", required=True, callback=_int_list(2, 19),
               help="Board sides, 2..19: 2-8, 7,9,13 or a mixture.")
 @click.option("--exact", is_flag=True, help="From the exact opening tables (results/trike).")
-@click.option("--agent", "agent_text", default=None, metavar="mcts:N",
+@click.option("--agent", "agent_text", default=None, metavar="mcts:N|mcts-solve:N",
               help="From games of this agent against itself, per opening class.")
 @click.option("--games", type=click.IntRange(1, 1_000_000), default=20, show_default=True,
               help="--agent: games per opening class.")
@@ -715,14 +717,15 @@ def _game_bar(desc: str):
 @click.option("--time-limit", type=click.FloatRange(min=0.1, max=3600), default=10.0,
               show_default=True, help="Seconds the exact solver gets per position.")
 @click.option("--agent", "agent_text", default="mcts:1s", show_default=True,
-              metavar="mcts:N|mcts:Ns", help="The agent for estimates and as an opponent.")
+              metavar="mcts:N|mcts:Ns|mcts-solve:N",
+              help="The agent for estimates and as an opponent.")
 def explore(host: str, port: int, no_browser: bool, time_limit: float, agent_text: str) -> None:
     """A local web explorer of Trike positions: the value of every move."""
     from trilab.analysis.explorer import server
-    from trilab.solver import mcts
+    from trilab.solver.trike import agents as trike_agents
 
     try:
-        mcts.parse_agent(agent_text)
+        trike_agents.parse_agent(agent_text)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="'--agent'") from None
     try:

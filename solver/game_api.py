@@ -61,8 +61,11 @@ Games with agents (perfect information; :attr:`GameInfo.agents` names a module)
       ``state`` (in place), drawing from the ``rng`` stream, and write the
       rewards: random play to the end, or a game's own playout policy, which
       may also stop early and write an *estimated* reward in [0, 1] per seat
-      (Tabula Trivium's ``greedy:K`` playouts); ``plies = 0`` iff the state
-      was already finished (only then does the search mark a node proven).
+      (Tabula Trivium's ``greedy:K`` playouts); ``plies = 0`` iff the rewards
+      written are *exact*: the state was already finished, or the game solved
+      it (Trike's ``mcts-solve`` playouts solve small endgames,
+      :mod:`trilab.solver.trike.endgame`); only then does the search mark a
+      node proven.
     * ``chance(tables, state, stream) -> k``: the outcome of a chance node.
 
 Nothing here imports a game: this module and the registry are cheap to import.

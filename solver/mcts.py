@@ -546,6 +546,12 @@ def parse_agent(text: str) -> AgentSpec:
     name, _, arg = text.partition(":")
     if name != "mcts":
         raise ValueError(f"unknown agent {text!r}; agents: {AGENT_FORMS}")
+    return parse_budget(text, arg)
+
+
+def parse_budget(text: str, arg: str) -> AgentSpec:
+    """The budget ``arg`` (``N`` simulations or ``Ns`` seconds a move) of the agent
+    spec ``text`` (named in the one-line ``ValueError`` when it is no budget)."""
     if not arg:
         raise ValueError(f"agent {text!r} needs a budget: {AGENT_FORMS}")
     timed = arg.endswith("s")

@@ -44,7 +44,7 @@ from starlette.staticfiles import StaticFiles
 from trilab.analysis.explorer import positions
 from trilab.analysis.explorer.positions import BadRequest
 from trilab.analysis.explorer.values import DB_MAX_SIZE, EXACT_MAX_SIZE, Analyst, Budget, Cancelled
-from trilab.solver import mcts
+from trilab.solver.trike import agents as trike_agents
 
 STATIC = Path(__file__).resolve().parent / "static"
 PACKAGE_RESULTS = Path(__file__).resolve().parents[2] / "results"
@@ -408,7 +408,7 @@ def serve(host: str = "127.0.0.1", port: int = 8765, open_browser: bool = True,
           results_dir: Path | None = None, time_limit: float = 10.0, agent: str = "mcts:1s",
           echo=print) -> None:
     """Serve the explorer until Ctrl-C."""
-    mcts.parse_agent(agent)
+    trike_agents.parse_agent(agent)
     sock = bind(host, port)
     url = url_of(sock)
     if not is_loopback(host):

@@ -35,7 +35,6 @@ from pathlib import Path
 import numpy as np
 from trilab.analysis.explorer import positions
 from trilab.analysis.explorer.positions import SWAP, Ply
-from trilab.solver import mcts
 from trilab.solver.rng import game_stream
 from trilab.solver.trike import agents as trike_arrays
 from trilab.solver.trike import engine as trike
@@ -124,7 +123,7 @@ class Analyst:
                  tt_mb: float = 64, cache_entries: int = 512, seed: int = 0):
         self.results_dir = Path(results_dir)
         self.time_limit = float(time_limit)
-        self.agent = mcts.parse_agent(agent)
+        self.agent = trike_arrays.parse_agent(agent)
         self.tt_mb = tt_mb
         self.seed = seed
         self.cache_entries = cache_entries
@@ -361,9 +360,9 @@ class Analyst:
             state = trike_arrays.new_state(size, False)  # opening values without the swap
         else:
             state = trike_arrays.from_position(pos, pos.checkers == 1)
-        game = trike_arrays.agent_game(size)
+        game = self.agent.game(size)
         stream = game_stream(np.uint64(self.seed), np.uint64(0))
-        res = game.search(state, self.agent, stream, max_nodes=MAX_TREE_NODES)
+        res = game.search(state, self.agent.spec, stream, max_nodes=MAX_TREE_NODES)
         budget.check()
         n = trike.n_points(size)
         out: dict = {}
@@ -461,10 +460,10 @@ class Analyst:
             state = trike_arrays.new_state(size, True)
         else:
             state = trike_arrays.from_position(ply.pos, ply.swap_allowed)
-        game = trike_arrays.agent_game(size)
+        game = self.agent.game(size)
         plies = 0 if ply.pos is None else ply.pos.checkers + int(ply.swapped)
         stream = game_stream(np.uint64(self.seed), np.uint64(plies))
-        res = game.search(state, self.agent, stream, max_nodes=MAX_TREE_NODES)
+        res = game.search(state, self.agent.spec, stream, max_nodes=MAX_TREE_NODES)
         budget.check()
         action: int | str = SWAP if res.action == trike.n_points(size) else int(res.action)
         note = (f"{self.agent.text}: value {res.value:.2f}{' (proven)' if res.proven else ''}, "

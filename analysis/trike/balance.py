@@ -47,7 +47,6 @@ from trilab.analysis.common import (
     output_path,
 )
 from trilab.analysis.stats import wilson
-from trilab.solver import mcts
 from trilab.solver.rng import game_stream
 from trilab.solver.trike import agents as trike_agents
 from trilab.solver.trike import engine as trike
@@ -103,8 +102,8 @@ def best_pie_openings(rows: pd.DataFrame) -> list[int]:
 def class_games(size: int, agent_text: str, seed: int, klass: int, point: int,
                 games: int) -> dict:
     """One task: ``games`` agent-vs-itself games from one opening, no swap."""
-    agent = mcts.parse_agent(agent_text)
-    game = trike_agents.agent_game(size)
+    agent = trike_agents.parse_agent(agent_text)
+    game = agent.game(size)
     placer_wins = 0
     plies = 0
     for g in range(games):
@@ -112,7 +111,7 @@ def class_games(size: int, agent_text: str, seed: int, klass: int, point: int,
         state = trike_agents.new_state(size, pie=False)
         game.apply(state, point)
         while game.legal(state):
-            game.apply(state, game.search(state, agent, stream).action)
+            game.apply(state, game.search(state, agent.spec, stream).action)
             plies += 1
         placer_wins += int(game.rewards(state)[0] == 1.0)
     return {"size": size, "class": klass, "point": point, "games": games,
@@ -386,7 +385,7 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
         executor_text = "in process"
     else:
         try:
-            spec = mcts.parse_agent(agent)
+            spec = trike_agents.parse_agent(agent).spec
         except ValueError as e:
             raise StudyError(str(e), "--agent") from None
         if spec.seconds is not None:

@@ -85,7 +85,7 @@ def trike_move(size: int | None, position: str | None, agent_text: str, seed: in
     lets the mover swap.  Reproducible for a fixed simulation count and seed
     (the stream ``(seed, 0)``)."""
     try:
-        agent = mcts.parse_agent(agent_text)
+        agent = trike_agents.parse_agent(agent_text)
     except ValueError as e:
         raise AgentInputError(str(e), "--agent") from None
     if position:
@@ -105,11 +105,11 @@ def trike_move(size: int | None, position: str | None, agent_text: str, seed: in
             raise AgentInputError(str(e), "--size") from None
         state = trike_agents.new_state(size, pie)
         to_move = "b"
-    game = trike_agents.agent_game(size)
+    game = agent.game(size)
     if not game.legal(state):
         raise AgentInputError("the game is over in this position: the pawn is trapped",
                               "--position")
     stream = game_stream(np.uint64(seed), np.uint64(0))
-    res = game.search(state, agent, stream)
+    res = game.search(state, agent.spec, stream)
     return MoveReport("trike", size, position or "", to_move, game.seat(state), agent.text,
                       seed, pie, res)

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from trilab.solver import mcts
 from trilab.solver.rng import game_stream
 from trilab.solver.trike import agents as trike_agents
 from trilab.solver.trike import engine as trike
@@ -55,9 +54,11 @@ class TrikeMatch:
 
     def __post_init__(self) -> None:
         self.state = trike_agents.new_state(self.size, self.pie)
-        self.game = trike_agents.agent_game(self.size)
         self._solver = None
-        self._agent = None if self.opponent == "perfect" else mcts.parse_agent(self.opponent)
+        self._agent = (None if self.opponent == "perfect"
+                       else trike_agents.parse_agent(self.opponent))
+        self.game = (trike_agents.agent_game(self.size) if self._agent is None
+                     else self._agent.game(self.size))
 
     # -------------------------------------------------------------- queries
 
@@ -137,7 +138,7 @@ class TrikeMatch:
         """The opponent's action and a one-line comment."""
         if self._agent is not None:
             stream = game_stream(np.uint64(self.seed), np.uint64(len(self.history)))
-            res = self.game.search(self.state, self._agent, stream)
+            res = self.game.search(self.state, self._agent.spec, stream)
             note = f"value {res.value:.2f}{' (proven)' if res.proven else ''}, " \
                    f"{res.simulations:,} simulations"
             return res.action, note
@@ -203,7 +204,7 @@ def new_match(size: int, opponent: str, as_seat: str = "placer", seed: int = 0,
                                  "use --agent mcts:N", "--agent")
     else:
         try:
-            mcts.parse_agent(opponent)
+            trike_agents.parse_agent(opponent)
         except ValueError as e:
             raise PlayInputError(f"{e} (or perfect)", "--agent") from None
     if as_seat not in ("placer", "mover"):

@@ -42,7 +42,6 @@ from trilab.analysis.common import (
     output_path,
 )
 from trilab.analysis.stats import wilson
-from trilab.solver import mcts
 from trilab.solver.rng import PyRng, game_stream
 from trilab.solver.trike import agents as trike_agents
 from trilab.solver.trike import engine as trike
@@ -144,12 +143,12 @@ def label_positions(size: int, count: int, seed: int, path: Path, tt_mb: float =
 def evaluate_chunk(size: int, agent_text: str, seed: int,
                    items: tuple[tuple[int, str], ...]) -> list[dict]:
     """One task: the agent's move in each ``(index, notation)`` (stream ``(seed, index)``)."""
-    agent = mcts.parse_agent(agent_text)
-    game = trike_agents.agent_game(size)
+    agent = trike_agents.parse_agent(agent_text)
+    game = agent.game(size)
     rows = []
     for index, notation in items:
         pos = trike.parse_position(notation, size)
-        res = game.search(trike_agents.from_position(pos, pie=False), agent,
+        res = game.search(trike_agents.from_position(pos, pie=False), agent.spec,
                           game_stream(np.uint64(seed), np.uint64(index)))
         rows.append({"agent": agent_text, "index": index, "move": res.action,
                      "simulations": res.simulations, "seconds": round(res.seconds, 5),
@@ -241,8 +240,8 @@ def plot_moves(summary: pd.DataFrame, size: int):
 def opening_games(size: int, agent_text: str, seed: int, klass: int, point: int,
                   games: int) -> dict:
     """One task: ``games`` agent-vs-agent games from one opening, no swap."""
-    agent = mcts.parse_agent(agent_text)
-    game = trike_agents.agent_game(size)
+    agent = trike_agents.parse_agent(agent_text)
+    game = agent.game(size)
     placer_wins = 0
     plies = 0
     t0 = time.perf_counter()
@@ -251,7 +250,7 @@ def opening_games(size: int, agent_text: str, seed: int, klass: int, point: int,
         state = trike_agents.new_state(size, pie=False)
         game.apply(state, point)
         while game.legal(state):
-            res = game.search(state, agent, stream)
+            res = game.search(state, agent.spec, stream)
             game.apply(state, res.action)
             plies += 1
         placer_wins += int(game.rewards(state)[0] == 1.0)
@@ -358,7 +357,7 @@ def _agents(texts: list[str]) -> list[str]:
         raise StudyError("give at least one agent", "--agents")
     for t in texts:
         try:
-            mcts.parse_agent(t)
+            trike_agents.parse_agent(t)
         except ValueError as e:
             raise StudyError(str(e), "--agents") from None
     return texts

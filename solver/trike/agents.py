@@ -39,23 +39,27 @@ seat 0, now ``w``, moves next.
 
 Tables (``int64``, one flat array so that every game's agent kernels share
 one signature, see :mod:`trilab.solver.mcts`): ``T_SIZE``, ``T_POINTS``,
-``T_WIDTH``, ``T_LINES`` (where the line words start in a state), then the
-cell of each point, then the point of each cell
+``T_WIDTH``, ``T_LINES`` (where the line words start in a state),
+``T_ENDGAME_LIMIT`` and ``T_ENDGAME_NODES`` (the playout's exact endgames, 0: none;
+:mod:`trilab.solver.trike.endgame`), then the cell of each point, then the point of each cell
 (``-1`` off the board).
 """
 
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import numba as nb
 import numpy as np
 from numba import types
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
-from trilab.solver import rng
+from trilab.solver import mcts, rng
 from trilab.solver.game_api import AgentKernels
 from trilab.solver.jit import kernel
 from trilab.solver.mcts import AgentGame
+from trilab.solver.trike.endgame import MAX_LIMIT as MAX_ENDGAME_LIMIT
+from trilab.solver.trike.endgame import scratch_size, solve_region
 from trilab.solver.trike.engine import TrikePosition, point_coords
 
 MIN_SIZE = 2
@@ -69,8 +73,8 @@ BORDER = 3
 S_PAWN, S_COUNT, S_B_SEAT, S_PIE_RULE = range(4)
 S_CELLS = 4
 
-T_SIZE, T_POINTS, T_WIDTH, T_LINES = range(4)
-T_CELL_OF_POINT = 4
+T_SIZE, T_POINTS, T_WIDTH, T_LINES, T_ENDGAME_LIMIT, T_ENDGAME_NODES = range(6)
+T_CELL_OF_POINT = 6
 
 
 def n_points(size: int) -> int:
@@ -96,15 +100,19 @@ def cell_of(size: int, row: int, col: int) -> int:
 
 
 @functools.cache
-def tables(size: int) -> np.ndarray:
-    """The flat ``int64`` table of one board side (built once, read-only)."""
+def tables(size: int, endgame_limit: int = 0, endgame_nodes: int = 0) -> np.ndarray:
+    """The flat ``int64`` table of one board side (built once, read-only); with
+    ``endgame_limit > 0`` the playout kernel first solves pawn regions of at most
+    that many points exactly (:mod:`trilab.solver.trike.endgame`, at most
+    ``endgame_nodes`` nodes a solve)."""
     check_size(size)
     npts = n_points(size)
     w = width(size)
     cell_of_point = np.array([cell_of(size, r, c) for r, c in point_coords(size)], dtype=np.int64)
     point_of_cell = np.full(w * w, -1, dtype=np.int64)
     point_of_cell[cell_of_point] = np.arange(npts)
-    header = np.array([size, npts, w, S_CELLS + w * w], dtype=np.int64)
+    header = np.array([size, npts, w, S_CELLS + w * w, endgame_limit, endgame_nodes],
+                      dtype=np.int64)
     flat = np.concatenate([header, cell_of_point, point_of_cell])
     flat.setflags(write=False)
     return flat
@@ -317,7 +325,16 @@ def mcts_rewards(t, state, out):
 
 
 @nb.cfunc(types.int64(_I64, _I64, types.uint64[::1], _I64, types.float64[::1]), cache=True)
-def mcts_playout(t, state, stream, scratch, out):  # no scratch used: playout_scratch=0
+def mcts_playout(t, state, stream, scratch, out):
+    # with an endgame limit (the scratch then holds endgame.scratch_size(limit)), a small
+    # pawn region is solved exactly: 0 plies, exact rewards; else a random playout
+    if t[T_ENDGAME_LIMIT] > 0:
+        won = solve_region(t, state, t[T_ENDGAME_LIMIT], t[T_ENDGAME_NODES], scratch)
+        if won >= 0:
+            me = seat_to_move(state)
+            out[me] = float(won)
+            out[1 - me] = float(1 - won)
+            return 0
     plies = random_playout(t, state, stream)
     w = winning_seat(t, state)
     out[w] = 1.0
@@ -415,11 +432,71 @@ def black_points(state: np.ndarray) -> tuple[int, int]:
 
 
 @functools.cache
-def agent_game(size: int):
-    """Trike of side ``size`` for the agents (:class:`trilab.solver.mcts.AgentGame`)."""
+def agent_game(size: int, endgame_limit: int = 0, endgame_nodes: int = 0):
+    """Trike of side ``size`` for the agents (:class:`trilab.solver.mcts.AgentGame`);
+    ``endgame_limit > 0``: its playouts solve pawn regions of at most that many points
+    exactly (at most ``endgame_nodes`` nodes each), which the search then treats as
+    proven nodes (``mcts-solve`` agents, :func:`trilab.solver.trike.agent_spec.parse`)."""
 
-    t = tables(size)
+    t = tables(size, endgame_limit, endgame_nodes)
     kernels = AgentKernels(mcts_legal, mcts_apply, mcts_seat, mcts_rewards, mcts_playout,
                            mcts_chance)
     return AgentGame(name="trike", n_seats=2, kernels=kernels, tables=np.array(t),
-                     max_actions=int(t[T_POINTS]) + 1, playout_scratch=0)
+                     max_actions=int(t[T_POINTS]) + 1,
+                     playout_scratch=scratch_size(endgame_limit) if endgame_limit > 0 else 0)
+
+
+# ---------------------------------------------------------------- agent specs
+
+ENDGAME_LIMIT = 18
+"""Pawn regions of at most this many empty points are solved exactly by the
+``mcts-solve`` agents (calibrated on sizes 6-8, ``results/trike/calibration/``)."""
+ENDGAME_NODES = 20_000
+"""Node cap of one endgame solve (a solve that needs more falls back to a random
+playout), the same on every board size."""
+AGENT_FORMS = ("mcts:N or mcts:Ns (UCT with random playouts, N simulations or N seconds "
+               "a move), mcts-solve:N or mcts-solve:Ns (the same search with exact "
+               f"endgames of at most {ENDGAME_LIMIT} empty points; mcts-solve:N:L for L)")
+
+
+@dataclass(frozen=True)
+class TrikeAgent:
+    """A Trike agent: the search budget (:class:`trilab.solver.mcts.AgentSpec`) and the
+    size of the endgames its playouts solve exactly (0: none, plain ``mcts``)."""
+
+    text: str
+    spec: mcts.AgentSpec
+    endgame_limit: int = 0
+    endgame_nodes: int = 0
+
+    def game(self, size: int) -> AgentGame:
+        """The :class:`AgentGame` this agent searches on a board of side ``size``."""
+        return agent_game(size, self.endgame_limit, self.endgame_nodes)
+
+    def search(self, size: int, state: np.ndarray, stream: np.ndarray,
+               max_nodes: int | None = None) -> mcts.SearchResult:
+        """One move's search from ``state`` (see :func:`trilab.solver.mcts.search`)."""
+        return self.game(size).search(state, self.spec, stream, max_nodes=max_nodes)
+
+
+def parse_agent(text: str) -> TrikeAgent:
+    """``mcts:N``, ``mcts:Ns``, ``mcts-solve:N[:L]`` or ``mcts-solve:Ns[:L]``;
+    ``ValueError`` with one line when ``text`` is none of them."""
+    text = text.strip()
+    name, _, arg = text.partition(":")
+    if name == "mcts":
+        return TrikeAgent(text, mcts.parse_budget(text, arg))
+    if name != "mcts-solve":
+        raise ValueError(f"unknown agent {text!r}; agents: {AGENT_FORMS}")
+    budget, _, limit_text = arg.partition(":")
+    spec = mcts.parse_budget(text, budget)
+    limit = ENDGAME_LIMIT
+    if limit_text:
+        try:
+            limit = int(limit_text)
+        except ValueError:
+            raise ValueError(f"agent {text!r}: the endgame size L must be a whole number "
+                             f"of points, not {limit_text!r}") from None
+        if not 1 <= limit <= MAX_ENDGAME_LIMIT:
+            raise ValueError(f"agent {text!r}: the endgame size L must be 1..{MAX_ENDGAME_LIMIT}")
+    return TrikeAgent(text, spec, limit, ENDGAME_NODES)
