@@ -17,8 +17,10 @@ from :mod:`trilab.solver.registry`::
         analysis.trike.move.trike_move
     trilab play trike --size N [--agent mcts:N|perfect] [--as placer|mover] [--seed S]
         analysis.trike.play.new_match, then analysis.trike.play.play
-    trilab strength trike [--sizes 7] [--positions K | --openings --games G] --agents A,B ...
+    trilab strength trike [--sizes 7] [--positions K | --openings | --replies] --agents A,...
         analysis.trike.strength.strength_trike
+    trilab duel trike --size N --agents A,B [--games G] [--seed S]
+        analysis.trike.duel.duel_trike
     trilab balance trike --sizes 2-8 --exact | --sizes 7,9,13 --agent mcts:N --games G --seed S
         analysis.trike.balance.balance_trike
     trilab simulate GAME --policy P[,P...] --games G --seed S [--jobs J] [--json] ...
@@ -529,18 +531,22 @@ def balance(game: str, sizes: list[int], exact: bool, agent_text: str | None, ga
 @click.option("--sizes", default="7", show_default=True, callback=_int_list(2, 10),
               help="Board sides, comma-separated (one for the winning-move study).")
 @click.option("--agents", "agents_text", required=True, metavar="A[,B...]",
-              help="Agents to measure: mcts:N (simulations per move) or mcts:Ns (seconds).")
+              help="Agents to measure: mcts:N (simulations per move), mcts:Ns (seconds), "
+                   "mcts-solve:N (with exact endgames).")
 @click.option("--positions", type=click.IntRange(1, 1_000_000), default=1000, show_default=True,
               help="Random won positions (a third each early, middle and late).")
 @click.option("--openings", is_flag=True,
               help="Instead: the agent against itself from every opening class (no swap), "
                    "compared with the exact winner.")
+@click.option("--replies", is_flag=True,
+              help="Instead: the agent against itself after every recorded opening and reply "
+                   "(sizes 7, 8), compared with the exact winner.")
 @click.option("--games", type=click.IntRange(1, 1_000_000), default=10, show_default=True,
-              help="--openings: games per opening class.")
+              help="--openings: games per opening class; --replies: per position.")
 @_study_options("results/agents")
 def strength(game: str, sizes: list[int], agents_text: str, positions: int, openings: bool,
-             games: int, seed: int, jobs: int, dask_address: str | None, out_dir: str | None,
-             as_json: bool) -> None:
+             replies: bool, games: int, seed: int, jobs: int, dask_address: str | None,
+             out_dir: str | None, as_json: bool) -> None:
     """How often agents play like the exact solver (winning moves, opening winners).
 
     Resumable: run the same command again after an interruption.
@@ -552,7 +558,37 @@ def strength(game: str, sizes: list[int], agents_text: str, positions: int, open
     try:
         outcome = strength_trike(sizes, agents, seed, positions, openings, games, jobs,
                                  dask_address, out_dir, progress=lambda m: click.echo(m, err=True),
-                                 command=_invocation())
+                                 command=_invocation(), replies=replies)
+    except StudyError as e:
+        raise _usage_error(e) from None
+    click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())
+
+
+@cli.command()
+@click.argument("game", callback=_game("solvable"))
+@click.option("--size", type=click.IntRange(2, 19), required=True, help="Board side, 2..19.")
+@click.option("--agents", "agents_text", required=True, metavar="A,B",
+              help="Two agents (mcts:N, mcts:Ns, mcts-solve:N, mcts-solve:Ns); give both "
+                   "the same seconds for a match at equal time.")
+@click.option("--games", type=click.IntRange(1, 1_000_000), default=20, show_default=True,
+              help="Games; each agent places the opening in half of them (no pie rule).")
+@_study_options("results/agents")
+def duel(game: str, size: int, agents_text: str, games: int, seed: int, jobs: int,
+         dask_address: str | None, out_dir: str | None, as_json: bool) -> None:
+    """Two agents against each other, each first in half the games.
+
+    Resumable: run the same command again after an interruption.
+    """
+    from trilab.analysis.common import StudyError
+    from trilab.analysis.trike.duel import duel_trike
+
+    agents = [a.strip() for a in agents_text.split(",") if a.strip()]
+    if len(agents) != 2:
+        raise click.BadParameter("give two agents, A,B", param_hint="'--agents'")
+    try:
+        outcome = duel_trike(size, agents[0], agents[1], games, seed, jobs, dask_address,
+                             out_dir, progress=lambda m: click.echo(m, err=True),
+                             command=_invocation())
     except StudyError as e:
         raise _usage_error(e) from None
     click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())

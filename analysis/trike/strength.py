@@ -19,6 +19,18 @@ Two studies (``trilab strength trike``):
   ``(seed, k * G + g)``.  The class *agrees* when the majority of games is won
   by the side that wins under perfect play (from ``results/trike/size-N.csv``).
 
+* **Replies** (``--replies``): every recorded position after an opening and one
+  reply (no swap) whose exact winner the solver stored
+  (:data:`REPLY_SOURCES`: all of them at size 7, those the size-8 solve proved at
+  size 8), ``G`` games from each, both sides played by the agent; game ``g`` of
+  position ``i`` (in file order) draws from the stream ``(seed, i * G + g)``.  A
+  game *agrees* when the side that wins under perfect play wins it.
+
+Each openings or replies run also rewrites ``trike-calibration.csv`` (and its
+figure): one row per (agent, size, study) found in the folder, the share of
+classes (openings, by majority) or games (replies) that agree, with its
+interval, so the agreement can be read against the agent's budget.
+
 Shares come with 95% Wilson intervals (:func:`trilab.analysis.stats.wilson`).
 :func:`strength_trike` is the command ``trilab strength trike``.
 """
@@ -299,6 +311,140 @@ def opening_table(size: int, agent_text: str, rows: pd.DataFrame,
                   "agrees", "mean_plies", "seconds"]]
 
 
+REPLY_SOURCES = {7: "trike/replies/size-7.replies.json", 8: "trike/size-8.replies.json"}
+"""Where the exact winners of the positions after an opening and one reply are
+recorded (the solver's per-reply records under ``results/``)."""
+
+
+def reply_positions(size: int, results: Path = RESULTS) -> list[tuple[int, int, bool]]:
+    """``(opening, reply, placer wins)`` of every recorded position of ``size``, in
+    the file's order; :class:`StudyError` if none is recorded."""
+    path = results / REPLY_SOURCES[size] if size in REPLY_SOURCES else None
+    if path is None or not path.exists():
+        sizes = ", ".join(str(n) for n in REPLY_SOURCES)
+        raise StudyError(f"size {size} has no recorded replies (sizes {sizes}; run "
+                         "`make results` for size 7)", "--sizes")
+    record = json.loads(path.read_text())
+    return [(int(opening), int(reply), bool(r["placer_wins"]))
+            for opening, replies in record.get("replies", {}).items()
+            for reply, r in replies.items() if r.get("placer_wins") is not None]
+
+
+def reply_games(size: int, agent_text: str, seed: int, index: int, opening: int, reply: int,
+                games: int) -> dict:
+    """One task: ``games`` agent-vs-agent games after ``opening`` and ``reply``."""
+    agent = trike_agents.parse_agent(agent_text)
+    game = agent.game(size)
+    placer_wins = 0
+    plies = 0
+    t0 = time.perf_counter()
+    for g in range(games):
+        stream = game_stream(np.uint64(seed), np.uint64(index * games + g))
+        state = trike_agents.new_state(size, pie=False)
+        game.apply(state, opening)
+        game.apply(state, reply)
+        while game.legal(state):
+            game.apply(state, game.search(state, agent.spec, stream).action)
+            plies += 1
+        placer_wins += int(game.rewards(state)[0] == 1.0)
+    return {"size": size, "index": index, "opening": opening, "reply": reply, "games": games,
+            "placer_wins": placer_wins, "mean_plies": plies / games,
+            "seconds": round(time.perf_counter() - t0, 3)}
+
+
+def reply_rows(sizes: list[int], agent_text: str, seed: int, games: int, executor,
+               rows_path: Path, progress: Callable[[int], None] | None = None) -> pd.DataFrame:
+    """The games from every recorded reply position, resumed from ``rows_path``."""
+    have = pd.read_csv(rows_path) if rows_path.exists() else pd.DataFrame()
+    done = set(zip(have["size"], have["index"], strict=True)) if len(have) else set()
+    tasks = [(size, agent_text, seed, i, o, r, games) for size in sizes
+             for i, (o, r, _) in enumerate(reply_positions(size)) if (size, i) not in done]
+    for _args, row in executor.run(reply_games, tasks):
+        artifacts.append_csv(rows_path, [row])
+        if progress is not None:
+            progress(1)
+    return pd.read_csv(rows_path)
+
+
+def reply_table(size: int, agent_text: str, rows: pd.DataFrame) -> pd.DataFrame:
+    """Per recorded reply position of one size: the exact winner and the agent's games."""
+    exact = {i: w for i, (_, _, w) in enumerate(reply_positions(size))}
+    t = rows[rows["size"] == size].sort_values("index").reset_index(drop=True)
+    t["exact_winner"] = ["placer" if exact[i] else "mover" for i in t["index"]]
+    t["agreeing_games"] = np.where(t.exact_winner == "placer", t.placer_wins,
+                                   t.games - t.placer_wins)
+    t["agrees"] = 2 * t.agreeing_games > t.games
+    t.insert(1, "agent", agent_text)
+    return t[["size", "agent", "index", "opening", "reply", "exact_winner", "games",
+              "placer_wins", "agreeing_games", "agrees", "mean_plies", "seconds"]]
+
+
+CALIBRATION = "trike-calibration"
+
+
+def _budget(agent_text: str) -> tuple[str, float]:
+    """(family, budget) of an agent spec: ``mcts-solve:50000`` -> ("mcts-solve", 50000)."""
+    family, _, rest = agent_text.partition(":")
+    budget = rest.split(":")[0]
+    if rest.split(":")[1:]:
+        family += ":" + ":".join(rest.split(":")[1:])  # e.g. an endgame size
+    return family, float(budget[:-1]) if budget.endswith("s") else float(budget)
+
+
+def calibration_table(folder: Path, extra: list[pd.DataFrame] = ()) -> pd.DataFrame:
+    """One row per (agent, size, study) of the openings and replies tables in
+    ``folder`` (and ``extra``, tables not written yet, which replace a file's rows of
+    the same agent and study): how many classes or games agree with perfect play."""
+    tables = {}
+    for path in sorted(folder.glob("trike-openings-*.csv")) + sorted(
+            folder.glob("trike-replies-*.csv")):
+        if path.name.endswith(".rows.csv"):
+            continue
+        t = pd.read_csv(path)
+        tables[(str(t.agent.iloc[0]), "replies" if "reply" in t else "openings")] = t
+    for t in extra:
+        tables[(str(t.agent.iloc[0]), "replies" if "reply" in t else "openings")] = t
+    rows = []
+    for (agent, study), t in sorted(tables.items()):
+        family, budget = _budget(agent)
+        for size, part in t.groupby("size"):
+            if study == "openings":
+                agree, total, unit = int(part.agrees.sum()), len(part), "opening classes"
+            else:
+                agree, total, unit = int(part.agreeing_games.sum()), int(part.games.sum()), "games"
+            lo, hi = wilson(agree, total)
+            rows.append({"agent": agent, "family": family, "budget": budget, "size": int(size),
+                         "study": study, "unit": unit, "agree": agree, "total": total,
+                         "share": round(agree / total, 4), "ci_low": round(lo, 4),
+                         "ci_high": round(hi, 4)})
+    return pd.DataFrame(rows)
+
+
+def plot_calibration(table: pd.DataFrame):
+    """Agreement with perfect play against the agent's budget, one panel per study."""
+    from trilab.analysis.plots import plt
+
+    studies = [s for s in ("openings", "replies") if s in set(table.study)]
+    fig, axes = plt.subplots(1, len(studies), figsize=(5.2 * len(studies), 3.8), squeeze=False)
+    for ax, study in zip(axes[0], studies, strict=True):
+        part = table[table.study == study]
+        for (family, size), line in part.groupby(["family", "size"]):
+            line = line.sort_values("budget")
+            err = 100 * np.vstack([line.share - line.ci_low, line.ci_high - line.share])
+            ax.errorbar(line.budget, 100 * line.share, yerr=err, marker="o", capsize=3,
+                        label=f"{family}, size {size}")
+        ax.set_xscale("log")
+        ax.set_ylim(0, 102)
+        ax.set_xlabel("simulations per move")
+        ax.set_ylabel("agree with perfect play (%)")
+        ax.set_title("opening classes won by the exact winner (majority of games)"
+                     if study == "openings" else "games after one reply won by the exact winner",
+                     fontsize=9)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
 def plot_openings(tables: list[pd.DataFrame]):
     from trilab.analysis.plots import MOVER_COLOUR, PLACER_COLOUR, plt
 
@@ -329,7 +475,7 @@ def plot_openings(tables: list[pd.DataFrame]):
 class StrengthOutcome:
     """What ``trilab strength`` computed and wrote."""
 
-    kind: str  # "moves" or "openings"
+    kind: str  # "moves", "openings" or "replies"
     table: object  # pandas DataFrame
     files: list[Path]
     seconds: float
@@ -344,6 +490,9 @@ class StrengthOutcome:
             cols = ["agent", "stage", "positions", "winning_move_share", "ci_low", "ci_high",
                     "positions_with_a_losing_move", "share_there", "mean_simulations",
                     "mean_seconds"]
+        elif self.kind == "replies":
+            cols = ["size", "agent", "opening", "reply", "exact_winner", "games",
+                    "agreeing_games"]
         else:
             cols = ["size", "agent", "row", "col", "exact_winner", "games", "placer_win_rate",
                     "ci_low", "ci_high", "agrees"]
@@ -367,15 +516,17 @@ def strength_trike(sizes: list[int], agents: list[str], seed: int = 0, positions
                    openings: bool = False, games: int = 10, jobs: int = 1,
                    dask: str | None = None, out_dir: str | Path | None = None,
                    tt_mb: float = 256, progress: Callable | None = None,
-                   command: str | None = None) -> StrengthOutcome:
+                   command: str | None = None, replies: bool = False) -> StrengthOutcome:
     """The agents against the exact solver (the two studies of the module docstring).
 
     Without ``openings``: share of won positions of each size where each agent
     picks a winning move (files ``trike-N-moves.*``).  With ``openings``: per
     opening class of each size, games of the agent against itself and whether
-    their majority agrees with the exact winner (``trike-openings-AGENT.*``).
-    Both resume from their ``*.rows.csv`` (and the positions' labels) when run
-    again with the same arguments.
+    their majority agrees with the exact winner (``trike-openings-AGENT.*``).  With
+    ``replies``: games of the agent against itself from every recorded position
+    after an opening and a reply (``trike-replies-AGENT.*``).  Openings and replies
+    also rewrite the folder's ``trike-calibration.*``.  All resume from their
+    ``*.rows.csv`` (and the positions' labels) when run again with the same arguments.
     """
     agents = _agents(agents)
     folder = output_path(Path(out_dir) if out_dir else RESULTS / "agents", "--out-dir",
@@ -389,6 +540,14 @@ def strength_trike(sizes: list[int], agents: list[str], seed: int = 0, positions
     if games < 1:
         raise StudyError("games must be at least 1", "--games")
     exact_tables = {}
+    if openings and replies:
+        raise StudyError("choose --openings or --replies, not both", "--replies")
+    if replies:
+        if len(agents) != 1:
+            raise StudyError("--replies plays one agent against itself: give one agent",
+                             "--agents")
+        for size in sizes:
+            reply_positions(size)
     if openings:
         if len(agents) != 1:
             raise StudyError("--openings plays one agent against itself: give one agent",
@@ -400,13 +559,39 @@ def strength_trike(sizes: list[int], agents: list[str], seed: int = 0, positions
                 raise StudyError(f"size {size} has no complete exact table at {path}; "
                                  f"run `trilab solve trike --size {size}` first", "--sizes")
             exact_tables[size] = table
-    elif len(sizes) != 1:
+    elif len(sizes) != 1 and not replies:
         raise StudyError("the winning-move study takes one size at a time", "--sizes")
     executor = make_executor(jobs, dask)
     command = command or artifacts.command_line()
     t0 = time.perf_counter()
+    kind = "openings" if openings else "replies" if replies else "moves"
     try:
-        if openings:
+        if replies:
+            agent = agents[0]
+            base = folder / f"trike-replies-{agent.replace(':', '-')}"
+            rows_path = base.with_suffix(".rows.csv")
+            check_resume(rows_path.with_suffix(".json"), {"seed": seed, "games": games})
+            total = sum(len(reply_positions(s)) for s in sizes)
+            done = [0]
+
+            def position_done(k: int) -> None:
+                done[0] += k
+                if progress is not None:
+                    progress(f"reply positions: {done[0]} new of {total}")
+
+            rows = reply_rows(sizes, agent, seed, games, executor, rows_path,
+                              progress=position_done)
+            table = pd.concat([reply_table(s, agent, rows) for s in sizes], ignore_index=True)
+            fig = None
+            summary = {str(s): {"positions": int((table["size"] == s).sum()),
+                                "games": int(table.games[table["size"] == s].sum()),
+                                "agreeing_games": int(
+                                    table.agreeing_games[table["size"] == s].sum())}
+                       for s in sizes}
+            extra = {"study": "replies", "agent": agent, "games_per_position": games,
+                     "sizes": sizes, "agreement": summary,
+                     "sources": {str(s): f"results/{REPLY_SOURCES[s]}" for s in sizes}}
+        elif openings:
             agent = agents[0]
             base = folder / f"trike-openings-{agent.replace(':', '-')}"
             rows_path = base.with_suffix(".rows.csv")
@@ -460,9 +645,22 @@ def strength_trike(sizes: list[int], agents: list[str], seed: int = 0, positions
     meta = artifacts.base_metadata(command=command, regenerate=command, seed=seed,
                                    seconds_this_run=round(seconds, 3),
                                    executor=executor.describe(), rows=str(rows_path), **extra)
-    with artifacts.OutputSet() as out:  # all three, or none
+    files = [csv, csv.with_suffix(".meta.json"), rows_path]
+    calibration = folder / f"{CALIBRATION}.csv"
+    with artifacts.OutputSet() as out:  # all of them, or none
         out.csv(csv, table)
-        out.figure(csv.with_suffix(".png"), fig)
+        if fig is not None:
+            out.figure(csv.with_suffix(".png"), fig)
+            files.insert(1, csv.with_suffix(".png"))
         out.json(csv.with_suffix(".meta.json"), meta)
-    files = [csv, csv.with_suffix(".png"), csv.with_suffix(".meta.json"), rows_path]
-    return StrengthOutcome("openings" if openings else "moves", table, files, seconds)
+        if kind != "moves":
+            cal = calibration_table(folder, [table])
+            out.csv(calibration, cal)
+            out.figure(calibration.with_suffix(".png"), plot_calibration(cal))
+            out.json(calibration.with_suffix(".meta.json"), artifacts.base_metadata(
+                command=command, regenerate="every `trilab strength trike --openings` and "
+                "`--replies` run in the folder rewrites it from their tables",
+                sources=sorted({f"{a} {s}" for a, s in zip(cal.agent, cal.study,
+                                                             strict=True)})))
+            files += [calibration, calibration.with_suffix(".png")]
+    return StrengthOutcome(kind, table, files, seconds)

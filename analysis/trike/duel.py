@@ -1,0 +1,150 @@
+"""Two Trike agents against each other (``trilab duel trike``): strength where no
+exact answer exists.
+
+Agents ``A`` and ``B`` (any spec of :func:`trilab.solver.trike.agents.parse_agent`)
+play ``G`` games on a board of side ``N`` from the empty board, without the pie
+rule; ``A`` places the opening checker in the even games, ``B`` in the odd ones, so
+each has the first move in half of them.  Both agents of game ``g`` search with the
+stream ``(seed, g)``.  A row per game goes to ``*.rows.csv`` as games finish, so an
+interrupted duel resumes.  The table gives ``A``'s wins over all games and by its
+seat, with 95% Wilson intervals (:func:`trilab.analysis.stats.wilson`), and each
+agent's mean simulations and seconds per move.
+
+Budgets in seconds (``mcts:0.05s``) make the agents *equal in time*: the same
+seconds per move for both, whatever each does with them; such games depend on the
+machine's speed and load, so their rows record the simulations actually run (and a
+rerun gives other games).  Budgets in simulations are reproducible from the seed.
+:func:`duel_trike` is the command.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from trilab.analysis import artifacts
+from trilab.analysis.common import RESULTS, StudyError, check_resume, make_executor, output_path
+from trilab.analysis.stats import wilson
+from trilab.solver.rng import game_stream
+from trilab.solver.trike import agents as trike_agents
+
+
+def duel_game(size: int, a_text: str, b_text: str, seed: int, g: int) -> dict:
+    """One task: game ``g`` (``A`` first when ``g`` is even)."""
+    a, b = trike_agents.parse_agent(a_text), trike_agents.parse_agent(b_text)
+    seats = (a, b) if g % 2 == 0 else (b, a)  # seat 0 places the opening
+    stream = game_stream(np.uint64(seed), np.uint64(g))
+    state = trike_agents.new_state(size, pie=False)
+    rules = a.game(size)  # every agent's game plays the same rules
+    moves = {"a": 0, "b": 0}
+    sims = {"a": 0, "b": 0}
+    secs = {"a": 0.0, "b": 0.0}
+    while rules.legal(state):
+        agent = seats[rules.seat(state)]
+        who = "a" if agent is a else "b"
+        res = agent.search(size, state, stream)
+        rules.apply(state, res.action)
+        moves[who] += 1
+        sims[who] += res.simulations
+        secs[who] += res.seconds
+    winner = seats[int(np.argmax(rules.rewards(state)))]
+    return {"game": g, "a_first": g % 2 == 0, "a_wins": winner is a,
+            "plies": moves["a"] + moves["b"],
+            "a_simulations_per_move": round(sims["a"] / max(moves["a"], 1), 1),
+            "b_simulations_per_move": round(sims["b"] / max(moves["b"], 1), 1),
+            "a_seconds_per_move": round(secs["a"] / max(moves["a"], 1), 5),
+            "b_seconds_per_move": round(secs["b"] / max(moves["b"], 1), 5)}
+
+
+def summarise(size: int, a: str, b: str, rows: pd.DataFrame) -> pd.DataFrame:
+    """A's wins over all games, as the first player and as the second."""
+    out = []
+    for label, part in (("all games", rows), ("A first", rows[rows.a_first]),
+                        ("A second", rows[~rows.a_first])):
+        n = len(part)
+        wins = int(part.a_wins.sum())
+        lo, hi = wilson(wins, n) if n else (float("nan"), float("nan"))
+        out.append({"size": size, "agent_a": a, "agent_b": b, "games_of": label, "games": n,
+                    "a_wins": wins, "a_win_rate": round(wins / n, 4) if n else float("nan"),
+                    "ci_low": round(lo, 4), "ci_high": round(hi, 4),
+                    "a_simulations_per_move": round(float(part.a_simulations_per_move.mean()), 1),
+                    "b_simulations_per_move": round(float(part.b_simulations_per_move.mean()), 1),
+                    "a_seconds_per_move": round(float(part.a_seconds_per_move.mean()), 5),
+                    "b_seconds_per_move": round(float(part.b_seconds_per_move.mean()), 5),
+                    "mean_plies": round(float(part.plies.mean()), 1)})
+    return pd.DataFrame(out)
+
+
+@dataclass
+class DuelOutcome:
+    table: pd.DataFrame
+    files: list[Path]
+    seconds: float
+
+    def to_json(self) -> dict:
+        return {"seconds": round(self.seconds, 3),
+                "rows": json.loads(self.table.to_json(orient="records")),
+                "files": [str(f) for f in self.files]}
+
+    def text(self) -> str:
+        cols = ["games_of", "games", "a_wins", "a_win_rate", "ci_low", "ci_high",
+                "a_simulations_per_move", "b_simulations_per_move", "a_seconds_per_move"]
+        t = self.table
+        head = f"size {int(t['size'].iloc[0])}: A = {t.agent_a.iloc[0]}, B = {t.agent_b.iloc[0]}"
+        with pd.option_context("display.width", 200):
+            body = t[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}")
+        return f"{head}\n{body}\n{self.seconds:.1f} s. Wrote " + ", ".join(map(str, self.files))
+
+
+def duel_trike(size: int, agent_a: str, agent_b: str, games: int = 20, seed: int = 0,
+               jobs: int = 1, dask: str | None = None, out_dir: str | Path | None = None,
+               progress: Callable | None = None, command: str | None = None) -> DuelOutcome:
+    """Agent ``A`` against agent ``B`` (module docstring); resumable."""
+    try:
+        trike_agents.check_size(size)
+    except ValueError as e:
+        raise StudyError(str(e), "--size") from None
+    for text, option in ((agent_a, "--agents"), (agent_b, "--agents")):
+        try:
+            trike_agents.parse_agent(text)
+        except ValueError as e:
+            raise StudyError(str(e), option) from None
+    if games < 1:
+        raise StudyError("games must be at least 1", "--games")
+    folder = output_path(Path(out_dir) if out_dir else RESULTS / "agents", "--out-dir",
+                         folder=True)
+    name = f"trike-duel-{size}-{agent_a}-vs-{agent_b}".replace(":", "-")
+    rows_path = folder / f"{name}.rows.csv"
+    check_resume(rows_path.with_suffix(".json"), {"seed": seed, "games": games})
+    have = pd.read_csv(rows_path) if rows_path.exists() else pd.DataFrame()
+    done = set(have["game"]) if len(have) else set()
+    tasks = [(size, agent_a, agent_b, seed, g) for g in range(games) if g not in done]
+    command = command or artifacts.command_line()
+    t0 = time.perf_counter()
+    executor = make_executor(jobs, dask, work=len(tasks))
+    try:
+        finished = len(done)
+        for _args, row in executor.run(duel_game, tasks):
+            artifacts.append_csv(rows_path, [row])
+            finished += 1
+            if progress is not None:
+                progress(f"games: {finished}/{games}")
+    finally:
+        executor.close()
+    seconds = time.perf_counter() - t0
+    rows = pd.read_csv(rows_path).sort_values("game")
+    table = summarise(size, agent_a, agent_b, rows)
+    csv = folder / f"{name}.csv"
+    timed = any(trike_agents.parse_agent(t).spec.seconds is not None for t in (agent_a, agent_b))
+    with artifacts.OutputSet() as out:
+        out.csv(csv, table)
+        out.json(csv.with_suffix(".meta.json"), artifacts.base_metadata(
+            command=command, regenerate=command, seed=seed, size=size, agent_a=agent_a,
+            agent_b=agent_b, games=games, pie_rule=False, executor=executor.describe(),
+            reproducible=not timed, seconds_this_run=round(seconds, 3), rows=str(rows_path)))
+    return DuelOutcome(table, [csv, csv.with_suffix(".meta.json"), rows_path], seconds)
