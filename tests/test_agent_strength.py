@@ -102,3 +102,47 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, args, needle):
     assert res.exit_code == 2, res.output
     assert len(res.stderr.strip().splitlines()) == 1 and needle in res.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_replies_study_against_the_recorded_exact_winners(tmp_path):
+    args = ("strength", "trike", "--replies", "--sizes", "7", "--agents", "mcts-solve:30",
+            "--games", "1", "--seed", "4", "--out-dir", str(tmp_path))
+    res = run(*args)
+    assert res.exit_code == 0, res.output
+    table = pd.read_csv(tmp_path / "trike-replies-mcts-solve-30.csv")
+    record = json.loads(open("results/trike/replies/size-7.replies.json").read())["replies"]
+    expected = [(int(o), int(r), v["placer_wins"]) for o, rs in record.items()
+                for r, v in rs.items()]
+    assert list(zip(table.opening, table.reply, table.exact_winner == "placer",
+                    strict=True)) == expected
+    assert (table.agreeing_games == table.placer_wins.where(
+        table.exact_winner == "placer", table.games - table.placer_wins)).all()
+    cal = pd.read_csv(tmp_path / "trike-calibration.csv")
+    row = cal[(cal.agent == "mcts-solve:30") & (cal.study == "replies")].iloc[0]
+    assert row.total == len(expected) and row.agree == table.agreeing_games.sum()
+    assert row.family == "mcts-solve" and row.budget == 30
+    assert (tmp_path / "trike-calibration.png").stat().st_size > 1000
+    again = run(*args)  # resumed: every position is done, the same table
+    assert again.exit_code == 0, again.output
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "trike-replies-mcts-solve-30.csv")
+                                  .drop(columns="seconds"), table.drop(columns="seconds"))
+
+
+def test_calibration_reads_budgets_and_endgame_sizes():
+    assert agent_strength._budget("mcts-solve:50000") == ("mcts-solve", 50000.0)
+    assert agent_strength._budget("mcts:2s") == ("mcts", 2.0)
+    assert agent_strength._budget("mcts-solve:1000:12") == ("mcts-solve:12", 1000.0)
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--replies", "--sizes", "6"], "no recorded replies"),
+    (["--replies", "--openings", "--sizes", "7"], "not both"),
+    (["--replies", "--sizes", "7", "--agents", "mcts:5,mcts:6"], "give one agent"),
+    (["--replies", "--sizes", "7", "--agents", "mcts-solve:5:99"], "endgame size"),
+])
+def test_bad_replies_input_is_one_line_and_writes_nothing(tmp_path, args, needle):
+    base = ["strength", "trike", "--agents", "mcts:5", "--out-dir", str(tmp_path / "o")]
+    res = run(*base, *args)
+    assert res.exit_code == 2, res.output
+    assert len(res.stderr.strip().splitlines()) == 1 and needle in res.stderr
+    assert not (tmp_path / "o").exists()
