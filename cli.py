@@ -505,11 +505,14 @@ def _int_list(lowest: int, highest: int):
 @click.option("--agent", "agent_text", default=None, metavar="mcts:N|mcts-solve:N",
               help="From games of this agent against itself, per opening class.")
 @click.option("--games", type=click.IntRange(1, 1_000_000), default=20, show_default=True,
-              help="--agent: games per opening class.")
+              help="--agent: games per opening class (a batch, with --max-games).")
+@click.option("--max-games", type=click.IntRange(1, 65536), default=None,
+              help="--agent: sequential sampling: batches of --games until the class's "
+                   "interval leaves 50% or it has this many games [default: --games].")
 @_study_options("results/balance")
 def balance(game: str, sizes: list[int], exact: bool, agent_text: str | None, games: int,
-            seed: int, jobs: int, dask_address: str | None, out_dir: str | None,
-            as_json: bool) -> None:
+            max_games: int | None, seed: int, jobs: int, dask_address: str | None,
+            out_dir: str | None, as_json: bool) -> None:
     """Pie-rule balance by board size: swap maps, pie value, first-player advantage.
 
     Resumable with --agent: run the same command again after an interruption.
@@ -520,7 +523,7 @@ def balance(game: str, sizes: list[int], exact: bool, agent_text: str | None, ga
     try:
         outcome = balance_trike(sizes, exact, agent_text, games, seed, jobs, dask_address,
                                 out_dir, progress=lambda m: click.echo(m, err=True),
-                                command=_invocation())
+                                command=_invocation(), max_games=max_games)
     except StudyError as e:
         raise _usage_error(e) from None
     click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())

@@ -105,3 +105,60 @@ def test_json_gives_each_opening_a_verdict(tmp_path):
     assert balance.verdict("agent", 0.55, 0.8) == "swap"
     assert balance.verdict("agent", 0.2, 0.45) == "do not swap"
     assert balance.verdict("agent", 0.4, 0.7) == "too close to call"
+
+
+def test_sequential_sampling_stops_decided_classes_and_resumes_with_a_larger_cap(tmp_path):
+    args = ("balance", "trike", "--sizes", "4", "--agent", "mcts:300", "--games", "2",
+            "--seed", "5", "--json", "--out-dir", str(tmp_path / "a"))
+    res = run(*args, "--max-games", "8")
+    assert res.exit_code == 0, res.output
+    batches = pd.read_csv(tmp_path / "a" / "trike-mcts-300.rows.csv")
+    assert set(batches.games) == {2}
+    totals = balance.class_totals(batches)
+    for (_size, _k), rec in totals.iterrows():
+        lo, hi = balance.sequential_interval(int(rec.placer_wins), int(rec.games), 4)
+        decided = lo > 0.5 or hi < 0.5
+        assert rec.games == 8 or decided  # a class stops only when decided or at the cap
+        earlier = batches[(batches["class"] == _k)].sort_values("first_game")
+        assert list(earlier.first_game) == list(range(0, int(rec.games), 2))
+        if rec.games > 2:  # it went on because it was not decided one batch earlier
+            w = int(earlier.placer_wins.iloc[:-1].sum())
+            lo, hi = balance.sequential_interval(w, int(rec.games) - 2, 4)
+            assert lo <= 0.5 <= hi
+    data = json.loads(res.stdout)["sizes"][0]
+    assert data["selection"] == "chosen on the even games, estimated on the odd ones"
+    more = run(*args, "--max-games", "12")  # resumes: the first batches are kept
+    assert more.exit_code == 0, more.output
+    grown = pd.read_csv(tmp_path / "a" / "trike-mcts-300.rows.csv")
+    pd.testing.assert_frame_equal(grown.iloc[:len(batches)], batches)
+    fresh = run(*args[:-1], str(tmp_path / "b"), "--max-games", "12")
+    assert json.loads(fresh.stdout) == json.loads(more.stdout)
+
+
+def test_pie_value_is_estimated_on_games_that_did_not_choose_the_opening():
+    """Class 1 looks best on the even games (4 of 8 won) but its odd games say 1 of 8:
+    the pie value is the odd games' estimate, 1/8, not the 4/8 that chose it."""
+    size = 3
+    classes = balance.opening_classes(size)
+    rows = []
+    for k, cls in enumerate(classes):
+        even, odd = (4, 1) if k == 1 else (0, 0)
+        for p in cls:
+            r, c = trike.point_coords(size)[p]
+            rows.append({"size": size, "method": "agent", "point": p, "row": r, "col": c,
+                         "class": k, "winner": "mover", "games": 16,
+                         "placer_wins": even + odd, "placer_win_rate": (even + odd) / 16,
+                         "ci_low": 0.0, "ci_high": 0.5, "verdict": "do not swap",
+                         "swap": False, "exact_winner": None, "games_even": 8,
+                         "placer_wins_even": even, "mean_plies": 3.0})
+    s = balance.summarise(pd.DataFrame(rows))
+    assert s["best_pie_openings"] == [list(trike.point_coords(size)[classes[1][0]])]
+    assert s["pie_value"] == 1 / 8
+    assert s["pie_value_ci"][0] <= 1 / 8 <= s["pie_value_ci"][1]
+
+
+def test_max_games_below_the_batch_is_refused(tmp_path):
+    res = run("balance", "trike", "--sizes", "4", "--agent", "mcts:5", "--games", "10",
+              "--max-games", "4", "--out-dir", str(tmp_path / "o"))
+    assert res.exit_code == 2 and "--max-games must be from --games" in res.stderr
+    assert not (tmp_path / "o").exists()

@@ -10,21 +10,34 @@ Two sources, one table shape (a row per opening point, a summary per size):
   the mover's task is hardest: a mover-won opening with the fewest winning
   replies (ties: the longest game); if the placer wins every opening, every
   opening is equally bad (the mover swaps).
-* **agent** (any size 2..19): for each opening class, ``G`` games of the
-  agent against itself from the class's first point, the mover playing on
-  (no swap); game ``g`` of class ``k`` of size ``n`` draws from the stream
+* **agent** (any size 2..19): for each opening class, games of the agent
+  against itself from the class's first point, the mover playing on (no
+  swap); game ``g`` of class ``k`` of size ``n`` draws from the stream
   ``(seed, n << 32 | k << 16 | g)``.  The placer's win rate ``p`` gets a 95%
-  Wilson interval; the mover swaps where ``p > 1/2``.  The **pie value** is
-  the best opening's ``min(p, 1 - p)``: how close to an even game the first
-  player can get under the pie rule (0.5 is a perfectly balanced opening);
-  its interval is that opening's.  The **first-player advantage without the
-  pie rule** is the best opening's ``p - 1/2``.  Both maxima are taken over
-  noisy estimates, so they lean upwards by about one interval half-width when
-  many classes are close.
+  Wilson interval; the mover swaps where ``p > 1/2``.
 
-Rows are saved per (size, class) to ``balance-AGENT.rows.csv`` as games
-finish, so an interrupted study resumes; the same seed gives the same table
-on any executor.  :func:`balance_trike` is the command ``trilab balance trike``.
+  *Sequential sampling*: a class plays batches of ``G`` games (``--games``)
+  until its interval leaves 50% or it has ``M`` games (``--max-games``; ``M =
+  G``: one batch, a fixed sample).  So that looking after every batch does not
+  inflate the error rate, the stopping test and the *verdict* (``swap``: the
+  placer wins, ``do not swap``, ``too close to call``, as on Hex players' swap
+  maps) use the Wilson interval at level ``1 - 0.05 / L`` for ``L = ceil(M /
+  G)`` looks (Bonferroni: at most a 5% chance that a class's verdict is wrong
+  by chance); the tables also give the plain 95% interval.
+
+  The **pie value** is the best opening's ``min(p, 1 - p)`` (how close to an
+  even game the first player can get under the pie rule; 0.5 is a perfectly
+  balanced opening), and the **first-player advantage without the pie rule**
+  the best opening's ``p - 1/2``.  Taking the best of many noisy estimates
+  would lean upwards (the winner's curse), so the best opening is *chosen* on
+  the even-numbered games of each class and its value *estimated* on the
+  odd-numbered ones, which played no part in the choice; the interval is that
+  estimate's.
+
+Rows are saved per batch to ``balance-AGENT.rows.csv`` as games finish, so an
+interrupted study resumes (and a rerun with a larger ``--max-games`` goes on
+from the games played); the same seed gives the same table on any executor.
+:func:`balance_trike` is the command ``trilab balance trike``.
 """
 
 from __future__ import annotations
@@ -46,7 +59,7 @@ from trilab.analysis.common import (
     make_executor,
     output_path,
 )
-from trilab.analysis.stats import wilson
+from trilab.analysis.stats import CONFIDENCE, wilson
 from trilab.solver.rng import game_stream
 from trilab.solver.trike import agents as trike_agents
 from trilab.solver.trike import engine as trike
@@ -100,62 +113,115 @@ def best_pie_openings(rows: pd.DataFrame) -> list[int]:
 
 
 def class_games(size: int, agent_text: str, seed: int, klass: int, point: int,
-                games: int) -> dict:
-    """One task: ``games`` agent-vs-itself games from one opening, no swap."""
+                games: int, first_game: int = 0) -> dict:
+    """One task: games ``first_game .. first_game + games - 1`` of the agent against
+    itself from one opening, no swap."""
     agent = trike_agents.parse_agent(agent_text)
     game = agent.game(size)
-    placer_wins = 0
+    placer_wins = placer_wins_even = games_even = 0
     plies = 0
-    for g in range(games):
+    for g in range(first_game, first_game + games):
         stream = game_stream(np.uint64(seed), np.uint64(size << 32 | klass << 16 | g))
         state = trike_agents.new_state(size, pie=False)
         game.apply(state, point)
         while game.legal(state):
             game.apply(state, game.search(state, agent.spec, stream).action)
             plies += 1
-        placer_wins += int(game.rewards(state)[0] == 1.0)
-    return {"size": size, "class": klass, "point": point, "games": games,
-            "placer_wins": placer_wins, "mean_plies": plies / games}
+        won = int(game.rewards(state)[0] == 1.0)
+        placer_wins += won
+        if g % 2 == 0:
+            placer_wins_even += won
+            games_even += 1
+    return {"size": size, "class": klass, "point": point, "first_game": first_game,
+            "games": games, "placer_wins": placer_wins, "games_even": games_even,
+            "placer_wins_even": placer_wins_even, "mean_plies": plies / games}
+
+
+MAX_GAMES_PER_CLASS = 1 << 16
+"""Game indices of a class fit in 16 bits of its stream (``k << 16 | g``)."""
+
+
+def looks(games: int, max_games: int) -> int:
+    """How many times a class's interval is looked at: batches of ``games`` up to
+    ``max_games``."""
+    return max(1, math.ceil(max_games / games))
+
+
+def sequential_interval(wins: int, n: int, n_looks: int) -> tuple[float, float]:
+    """The Wilson interval at level ``1 - 0.05 / n_looks`` (module docstring)."""
+    return wilson(wins, n, 1 - (1 - CONFIDENCE) / n_looks)
+
+
+def class_totals(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per (size, class): the sums over its batches."""
+    cols = ["games", "placer_wins", "games_even", "placer_wins_even"]
+    plies = (rows.mean_plies * rows.games).groupby([rows["size"], rows["class"]]).sum()
+    out = rows.groupby(["size", "class"])[cols].sum()
+    out["point"] = rows.groupby(["size", "class"]).point.first()
+    out["mean_plies"] = plies / out.games
+    return out
 
 
 def agent_class_rows(sizes: list[int], agent_text: str, seed: int, games: int, executor,
-                     rows_path: Path, progress: Callable[[int, int], None] | None = None
-                     ) -> pd.DataFrame:
-    """Every class's games, resumed from ``rows_path``; tasks ordered cheapest first."""
-    have = pd.read_csv(rows_path) if rows_path.exists() else pd.DataFrame()
-    done = set(zip(have["size"], have["class"], strict=True)) if len(have) else set()
-    all_tasks = [(n, agent_text, seed, k, cls[0], games)
-                 for n in sorted(sizes) for k, cls in enumerate(opening_classes(n))]
-    tasks = [t for t in all_tasks if (t[0], t[3]) not in done]
-    finished = len(all_tasks) - len(tasks)
-    for _args, row in executor.run(class_games, tasks):
-        artifacts.append_csv(rows_path, [row])
-        finished += 1
+                     rows_path: Path, progress: Callable[[str], None] | None = None,
+                     max_games: int | None = None) -> pd.DataFrame:
+    """Every class's batches (sequential sampling, module docstring), resumed from
+    ``rows_path``: rounds of one batch per open class, cheapest sizes first, until
+    every class is decided or has ``max_games`` games."""
+    max_games = games if max_games is None else max_games
+    n_looks = looks(games, max_games)
+    classes = [(n, k, cls[0]) for n in sorted(sizes) for k, cls in enumerate(opening_classes(n))]
+    while True:
+        have = pd.read_csv(rows_path) if rows_path.exists() else pd.DataFrame()
+        totals = class_totals(have) if len(have) else None
+        tasks = []
+        decided = 0
+        for n, k, point in classes:
+            played = wins = 0
+            if totals is not None and (n, k) in totals.index:
+                played, wins = int(totals.loc[(n, k), "games"]), int(totals.loc[(n, k),
+                                                                               "placer_wins"])
+            lo, hi = sequential_interval(wins, played, n_looks) if played else (0.0, 1.0)
+            if played >= max_games or lo > 0.5 or hi < 0.5:
+                decided += 1
+                continue
+            tasks.append((n, agent_text, seed, k, point, min(games, max_games - played), played))
         if progress is not None:
-            progress(finished, len(all_tasks))
-    return pd.read_csv(rows_path)
+            progress(f"opening classes settled: {decided}/{len(classes)}"
+                     + (f"; next round: {len(tasks)} batches" if tasks else ""))
+        if not tasks:
+            return have
+        for _args, row in executor.run(class_games, tasks):
+            artifacts.append_csv(rows_path, [row])
 
 
-def agent_rows(size: int, class_rows: pd.DataFrame, exact: pd.DataFrame | None) -> pd.DataFrame:
+def agent_rows(size: int, class_rows: pd.DataFrame, exact: pd.DataFrame | None,
+               n_looks: int = 1) -> pd.DataFrame:
     """One row per opening point of one size from the class games (every point
-    of a class shares its class's rate)."""
-    by_class = class_rows[class_rows["size"] == size].set_index("class")
+    of a class shares its class's rate), with the verdict of the sequential test
+    (``n_looks`` looks, :func:`sequential_interval`)."""
+    totals = class_totals(class_rows)
     exact_winner = dict(zip(exact.point, exact.winner, strict=True)) if exact is not None else {}
     coords = trike.point_coords(size)
     rows = []
     for k, cls in enumerate(opening_classes(size)):
-        if k not in by_class.index:
+        if (size, k) not in totals.index:
             continue
-        rec = by_class.loc[k]
+        rec = totals.loc[(size, k)]
         n, wins = int(rec.games), int(rec.placer_wins)
         lo, hi = wilson(wins, n)
+        slo, shi = sequential_interval(wins, n, n_looks)
         rate = wins / n
         for p in cls:
             rows.append({"size": size, "method": "agent", "point": p, "row": coords[p][0],
                          "col": coords[p][1], "class": k,
                          "winner": "placer" if rate > 0.5 else "mover" if rate < 0.5 else "even",
-                         "games": n, "placer_win_rate": rate, "ci_low": lo, "ci_high": hi,
+                         "games": n, "placer_wins": wins, "placer_win_rate": rate,
+                         "ci_low": lo, "ci_high": hi, "verdict_ci_low": slo, "verdict_ci_high": shi,
+                         "verdict": verdict("agent", slo, shi),
                          "swap": rate > 0.5, "exact_winner": exact_winner.get(p),
+                         "games_even": int(rec.games_even),
+                         "placer_wins_even": int(rec.placer_wins_even),
                          "mean_plies": float(rec.mean_plies)})
     return pd.DataFrame(rows)
 
@@ -180,19 +246,34 @@ def summarise(rows: pd.DataFrame) -> dict:
                                       for p in best_pie_openings(rows)],
                    margins=sorted({int(m) for m in rows.margin.dropna()}))
         return out
-    pie = np.minimum(rows.placer_win_rate, 1 - rows.placer_win_rate)
-    best = int(np.argmax(pie.to_numpy()))
+    # the winner's curse (module docstring): choose on the even games, estimate on the odd
+    even_rate = rows.placer_wins_even / rows.games_even.clip(lower=1)
+    odd_games = rows.games - rows.games_even
+    odd_wins = rows.placer_wins - rows.placer_wins_even
+    if (odd_games > 0).all():
+        chooser, selection = even_rate, "chosen on the even games, estimated on the odd ones"
+    else:  # one game a class: nothing to split
+        chooser, selection = rows.placer_win_rate, "chosen and estimated on the same games"
+        odd_games, odd_wins = rows.games, rows.placer_wins
+    best = int(np.argmax(np.minimum(chooser, 1 - chooser).to_numpy()))
     b = rows.iloc[best]
-    pie_ci = [min(b.ci_low, 1 - b.ci_high), min(b.ci_high, 1 - b.ci_low)]
-    if b.ci_low < 0.5 < b.ci_high:
-        pie_ci = [min(b.ci_low, 1 - b.ci_high), 0.5]
-    top = rows.iloc[int(np.argmax(rows.placer_win_rate.to_numpy()))]
+    p = odd_wins.iloc[best] / odd_games.iloc[best]
+    lo, hi = wilson(int(odd_wins.iloc[best]), int(odd_games.iloc[best]))
+    pie_ci = [min(lo, 1 - hi), 0.5 if lo < 0.5 < hi else min(hi, 1 - lo)]
+    top_i = int(np.argmax(chooser.to_numpy()))
+    top = rows.iloc[top_i]
+    tp = odd_wins.iloc[top_i] / odd_games.iloc[top_i]
+    tlo, thi = wilson(int(odd_wins.iloc[top_i]), int(odd_games.iloc[top_i]))
     agree = rows.dropna(subset=["exact_winner"])
-    out.update(pie_value=float(pie.iloc[best]), pie_value_ci=[float(x) for x in pie_ci],
+    out.update(pie_value=float(min(p, 1 - p)), pie_value_ci=[float(x) for x in pie_ci],
                best_pie_openings=[[int(b.row), int(b.col)]],
-               first_player_advantage=float(top.placer_win_rate - 0.5),
-               first_player_advantage_ci=[float(top.ci_low - 0.5), float(top.ci_high - 0.5)],
-               games_per_class=int(rows.games.iloc[0]),
+               first_player_advantage=float(tp - 0.5),
+               first_player_advantage_ci=[float(tlo - 0.5), float(thi - 0.5)],
+               first_player_best_opening=[int(top.row), int(top.col)],
+               selection=selection,
+               games_per_class=int(rows.games.min()), max_games_per_class=int(rows.games.max()),
+               games_total=int(rows.drop_duplicates("class").games.sum()),
+               verdicts={v: int(c) for v, c in rows.verdict.value_counts().items()},
                agreement_with_exact=(None if agree.empty else
                                      float((agree.winner == agree.exact_winner).mean())))
     return out
@@ -209,6 +290,11 @@ def verdict(method: str, ci_low: float, ci_high: float) -> str:
     return "too close to call"
 
 
+VERDICT_COLOURS = {"swap": "#d6604d", "do not swap": "#4393c3", "too close to call": "#e0e0e0"}
+"""Swap-map colours: red where the placer wins (the mover should swap), blue where
+the mover wins, grey where the games cannot tell."""
+
+
 def to_json(summaries: list[dict], rows: pd.DataFrame) -> dict:
     """The ``--json`` document: ``{"sizes": [...]}`` with every opening and its verdict."""
     out = []
@@ -217,7 +303,8 @@ def to_json(summaries: list[dict], rows: pd.DataFrame) -> dict:
         openings = [{"row": int(r.row), "col": int(r.col), "winner": r.winner,
                      "placer_win_rate": float(r.placer_win_rate), "ci_low": float(r.ci_low),
                      "ci_high": float(r.ci_high), "exact": r.method == "exact",
-                     "verdict": verdict(r.method, float(r.ci_low), float(r.ci_high))}
+                     "verdict": (r.verdict if r.method == "agent"
+                                 else verdict(r.method, float(r.ci_low), float(r.ci_high)))}
                     for r in part.itertuples()]
         out.append({**s, "openings": openings})
     return {"sizes": out}
@@ -227,29 +314,30 @@ def to_json(summaries: list[dict], rows: pd.DataFrame) -> dict:
 
 
 def plot_maps(rows: pd.DataFrame, summaries: list[dict], title: str):
-    """A small board per size, each opening coloured by the placer's win rate
-    (exact: red placer wins, blue mover wins); a gold ring on the best pie openings."""
-    from matplotlib import colormaps
-    from matplotlib.patches import Circle
+    """A small board per size, each opening coloured by its verdict: red *swap*
+    (the placer wins: exactly, or its interval lies above 50%), blue *do not swap*,
+    pale grey *too close to call*; a gold ring on the best pie openings."""
+    from matplotlib.patches import Circle, Patch
     from trilab.analysis.plots import plt
 
     sizes = [s["size"] for s in summaries]
     ncol = min(4, len(sizes))
     nrow = math.ceil(len(sizes) / ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(3.4 * ncol, 3.3 * nrow), squeeze=False)
-    cmap = colormaps["coolwarm"]
     h = math.sqrt(3) / 2
     for ax, summ in zip(axes.flat, summaries, strict=False):
         size = summ["size"]
         part = rows[(rows["size"] == size) & (rows.method == summ["method"])]
-        rate = {(int(r.row), int(r.col)): float(r.placer_win_rate) for r in part.itertuples()}
+        colour = {(int(r.row), int(r.col)): VERDICT_COLOURS[
+            r.verdict if r.method == "agent" else verdict(r.method, r.ci_low, r.ci_high)]
+            for r in part.itertuples()}
         best = {tuple(x) for x in summ.get("best_pie_openings", [])}
         for r in range(size):
             for c in range(r + 1):
                 x, y = c - r / 2, -r * h
-                v = rate.get((r, c))
+                v = colour.get((r, c))
                 gold = (r, c) in best
-                ax.add_patch(Circle((x, y), 0.42, facecolor="#cccccc" if v is None else cmap(v),
+                ax.add_patch(Circle((x, y), 0.42, facecolor="white" if v is None else v,
                                     edgecolor="gold" if gold else "black",
                                     linewidth=2.2 if gold else 0.4, zorder=3 if gold else 2))
         label = ("exact" if summ["method"] == "exact"
@@ -262,9 +350,9 @@ def plot_maps(rows: pd.DataFrame, summaries: list[dict], title: str):
         ax.axis("off")
     for ax in list(axes.flat)[len(summaries):]:
         ax.axis("off")
-    sm = plt.cm.ScalarMappable(cmap=cmap, norm=plt.Normalize(0, 1))
-    fig.colorbar(sm, ax=axes.ravel().tolist(), shrink=0.6,
-                 label="placer win rate (red: placer wins, blue: mover wins)")
+    fig.legend(handles=[Patch(facecolor=c, edgecolor="black", label=v)
+                        for v, c in VERDICT_COLOURS.items()],
+               loc="lower center", ncol=3, fontsize=8, frameon=False)
     fig.suptitle(title + "  (gold ring: the first player's best openings under the pie rule)",
                  fontsize=10)
     return fig
@@ -348,9 +436,10 @@ class BalanceOutcome:
 def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = None,
                   games: int = 20, seed: int = 0, jobs: int = 1, dask: str | None = None,
                   out_dir: str | Path | None = None, progress: Callable | None = None,
-                  command: str | None = None) -> BalanceOutcome:
+                  command: str | None = None, max_games: int | None = None) -> BalanceOutcome:
     """Pie-rule balance by board size (see the module docstring):
-    from the exact opening tables (``exact``) or from agent games."""
+    from the exact opening tables (``exact``) or from agent games, in batches of
+    ``games`` per class up to ``max_games`` (default ``games``: one batch)."""
     if exact == (agent is not None):
         raise StudyError("choose --exact or --agent SPEC", "--exact")
     if not sizes:
@@ -376,6 +465,10 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
             tables[size] = table if complete else None
     if games < 1:
         raise StudyError("games must be at least 1", "--games")
+    max_games = games if max_games is None else max_games
+    if not games <= max_games <= MAX_GAMES_PER_CLASS:
+        raise StudyError(f"--max-games must be from --games ({games}) to "
+                         f"{MAX_GAMES_PER_CLASS}", "--max-games")
     command = command or artifacts.command_line()
     t0 = time.perf_counter()
     if exact:
@@ -396,17 +489,19 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
         executor_text = executor.describe()
         name = f"trike-{agent.replace(':', '-')}"
         rows_path = folder / f"{name}.rows.csv"
-        report = None if progress is None else (
-            lambda k, total: progress(f"opening classes: {k}/{total}"))
         try:
-            check_resume(rows_path.with_suffix(".json"), {"seed": seed, "games": games})
+            check_resume(rows_path.with_suffix(".json"), {"seed": seed, "rows": "batches"})
             class_rows = agent_class_rows(sizes, agent, seed, games, executor, rows_path,
-                                          progress=report)
+                                          progress=progress, max_games=max_games)
         finally:
             executor.close()
-        rows = pd.concat([agent_rows(n, class_rows, tables[n]) for n in sizes],
+        n_looks = looks(games, max_games)
+        class_rows = class_rows[class_rows["size"].isin(sizes)]
+        rows = pd.concat([agent_rows(n, class_rows, tables[n], n_looks) for n in sizes],
                          ignore_index=True)
-        extra = {"method": "agent", "agent": agent, "games_per_class": games,
+        extra = {"method": "agent", "agent": agent, "games_per_batch": games,
+                 "max_games_per_class": max_games, "looks": n_looks,
+                 "verdict_confidence": 1 - (1 - CONFIDENCE) / n_looks,
                  "rows": str(rows_path)}
     summaries = [summarise(rows[rows["size"] == n].reset_index(drop=True))
                  for n in sizes]

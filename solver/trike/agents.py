@@ -436,7 +436,7 @@ def agent_game(size: int, endgame_limit: int = 0, endgame_nodes: int = 0):
     """Trike of side ``size`` for the agents (:class:`trilab.solver.mcts.AgentGame`);
     ``endgame_limit > 0``: its playouts solve pawn regions of at most that many points
     exactly (at most ``endgame_nodes`` nodes each), which the search then treats as
-    proven nodes (``mcts-solve`` agents, :func:`trilab.solver.trike.agent_spec.parse`)."""
+    proven nodes (``mcts-solve`` agents, :func:`parse_agent`)."""
 
     t = tables(size, endgame_limit, endgame_nodes)
     kernels = AgentKernels(mcts_legal, mcts_apply, mcts_seat, mcts_rewards, mcts_playout,

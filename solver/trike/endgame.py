@@ -26,7 +26,8 @@ Contract: ``solve_region(t, state, limit, max_nodes, scratch)`` returns
 more than ``limit`` points, the search needed more than ``max_nodes`` nodes, or
 the state is not an endgame (no pawn yet, or the pie-rule swap still
 possible).  ``scratch`` is an ``int64`` buffer of at least
-:func:`scratch_size` ``(limit)`` entries; ``state`` is not changed.
+:func:`scratch_size` ``(limit)`` entries; ``state`` is the same on return (the
+flood fill marks the region's cells in it and empties them again).
 """
 
 from __future__ import annotations
@@ -35,14 +36,23 @@ import numba as nb
 import numpy as np
 from trilab.solver.jit import kernel
 
-MAX_LIMIT = 30
-"""Largest region the masks hold (two ``int64`` masks of region points)."""
+MAX_LIMIT = 24
+"""Largest region solved (a table key packs two masks of region points and the pawn's
+point into 53 bits)."""
+TT_BITS = 13
+TT_SIZE = 1 << TT_BITS
+"""Entries of the solve's transposition table (cleared at each solve, so a solve's
+answer depends on nothing but the state): one ``int64`` each, the position's key,
+its result and a bit marking the entry used, replaced on collision."""
+_USED = np.int64(1) << 62
+_KEY_MASK = (np.int64(1) << 53) - 1
 
 _DIRS = 6
 # the array engine's cell values (trilab.solver.trike.agents: EMPTY, BLACK, WHITE, BORDER)
 _EMPTY = 0
 _BLACK = 1
 _WHITE = 2
+_MARK = 16  # a region cell during the flood fill: _MARK + its index
 # the array engine's state and table columns used here
 _S_PAWN, _S_COUNT, _S_B_SEAT, _S_PIE_RULE = range(4)
 _S_CELLS = 4
@@ -52,7 +62,7 @@ _T_WIDTH = 2
 def scratch_size(limit: int) -> int:
     """``int64`` entries :func:`solve_region` needs for regions up to ``limit`` points."""
     k = limit + 1
-    return k + k * _DIRS * limit + k * _DIRS + 3 * limit + (limit + 2) * (4 + limit)
+    return k + k * _DIRS * limit + k * _DIRS + 3 * limit + (limit + 2) * (4 + limit) + TT_SIZE
 
 
 @nb.njit(cache=True, inline="always")
@@ -64,12 +74,55 @@ def _popcount(x: np.int64) -> int:
     return n
 
 
-@kernel
-def _index_of(scratch: np.ndarray, k: int, cell: int) -> int:
-    for i in range(k):
-        if scratch[i] == cell:
-            return i
+@nb.njit(cache=True, inline="always")
+def _tt_slot(key: np.int64) -> int:
+    h = np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)
+    return np.int64(h >> np.uint64(64 - TT_BITS))
+
+
+@nb.njit(cache=True, inline="always")
+def _tt_key(occ: np.int64, blk: np.int64, at: np.int64) -> np.int64:
+    return occ | (blk << 24) | (at << 48)
+
+
+@nb.njit(cache=True, inline="always")
+def _tt_probe(scratch: np.ndarray, tt: int, occ: np.int64, blk: np.int64, at: np.int64) -> int:
+    """1 or 0 if the table holds the result of the side to move, else -1."""
+    key = _tt_key(occ, blk, at)
+    e = scratch[tt + _tt_slot(key)]
+    if e & _USED and (e >> 1) & _KEY_MASK == key:
+        return e & 1
     return -1
+
+
+@nb.njit(cache=True, inline="always")
+def _tt_store(scratch: np.ndarray, tt: int, occ: np.int64, blk: np.int64, at: np.int64,
+              win: bool) -> None:
+    key = _tt_key(occ, blk, at)
+    scratch[tt + _tt_slot(key)] = _USED | (key << 1) | (1 if win else 0)
+
+
+@nb.njit(cache=True, inline="always")
+def _step(w: int, d: int) -> int:
+    """The cell step of direction ``d``: east, west, south, north, down-right, up-left."""
+    if d == 0:
+        return 1
+    if d == 1:
+        return -1
+    if d == 2:
+        return w
+    if d == 3:
+        return -w
+    if d == 4:
+        return w + 1
+    return -w - 1
+
+
+@kernel
+def _unmark(state: np.ndarray, scratch: np.ndarray, k: int) -> None:
+    """Empty again the ``k`` region cells the flood fill marked."""
+    for i in range(k):
+        state[_S_CELLS + scratch[i]] = _EMPTY
 
 
 @kernel
@@ -82,18 +135,19 @@ def solve_region(t: np.ndarray, state: np.ndarray, limit: int, max_nodes: int,
         return -1  # the swap is still open: not an endgame
     w = t[_T_WIDTH]
     pawn = state[_S_PAWN]
-    # ---- flood fill: region cells into scratch[0 .. k-1] (breadth first)
+    # ---- flood fill: region cells into scratch[0 .. k-1] (breadth first); each found
+    # cell is marked in the state with _MARK + its index (restored below)
     k = 0
     head = 0
     cur = pawn
     while True:
         for d in range(_DIRS):
-            step = 1 if d == 0 else (-1 if d == 1 else (w if d == 2 else (
-                -w if d == 3 else (w + 1 if d == 4 else -w - 1))))
-            q = cur + step
-            if state[_S_CELLS + q] == _EMPTY and _index_of(scratch, k, q) < 0:
+            q = cur + _step(w, d)
+            if state[_S_CELLS + q] == _EMPTY:
                 if k == limit:
+                    _unmark(state, scratch, k)
                     return -1
+                state[_S_CELLS + q] = _MARK + k
                 scratch[k] = q
                 k += 1
         if head == k:
@@ -119,24 +173,27 @@ def solve_region(t: np.ndarray, state: np.ndarray, limit: int, max_nodes: int,
             scratch[fixed_b + i] = 0
             scratch[fixed_w + i] = 0
         for d in range(_DIRS):
-            step = 1 if d == 0 else (-1 if d == 1 else (w if d == 2 else (
-                -w if d == 3 else (w + 1 if d == 4 else -w - 1))))
+            step = _step(w, d)
             n = 0
             q = c + step
-            while state[_S_CELLS + q] == _EMPTY:
-                scratch[rays + (i * _DIRS + d) * limit + n] = _index_of(scratch, k, q)
+            while state[_S_CELLS + q] >= _MARK:
+                scratch[rays + (i * _DIRS + d) * limit + n] = state[_S_CELLS + q] - _MARK
                 n += 1
                 q += step
             scratch[ray_len + i * _DIRS + d] = n
             if i < k:
                 v = state[_S_CELLS + c + step]
-                if v == _EMPTY:
-                    scratch[nb_mask + i] |= np.int64(1) << _index_of(scratch, k, c + step)
+                if v >= _MARK:
+                    scratch[nb_mask + i] |= np.int64(1) << (v - _MARK)
                 elif v == _BLACK:
                     scratch[fixed_b + i] += 1
                 elif v == _WHITE:
                     scratch[fixed_w + i] += 1
+    _unmark(state, scratch, k)
     # ---- depth-first win/loss search
+    tt = stack + (limit + 2) * frame
+    for i in range(TT_SIZE):
+        scratch[tt + i] = 0
     root_black = state[_S_COUNT] % 2 == 0  # the side to move at the root places black
     depth = 0
     nodes = 1
@@ -144,62 +201,69 @@ def solve_region(t: np.ndarray, state: np.ndarray, limit: int, max_nodes: int,
     scratch[stack + 1] = 0  # black region points
     scratch[stack + 2] = k  # the pawn's point
     scratch[stack + 3] = -1  # moves not generated yet
-    result = False
     while True:
         base = stack + depth * frame
         occ = scratch[base]
         blk = scratch[base + 1]
         at = scratch[base + 2]
         mover_black = root_black == (depth % 2 == 0)
-        if scratch[base + 3] < 0:  # generate this node's moves; take a winning end at once
+        if scratch[base + 3] < 0:  # a new node: the table, a winning end, else its moves
             n = 0
-            won = False
-            for d in range(_DIRS):
-                rl = scratch[ray_len + at * _DIRS + d]
-                for j in range(rl):
-                    q = scratch[rays + (at * _DIRS + d) * limit + j]
-                    bit = np.int64(1) << q
-                    if occ & bit:
-                        break
-                    nocc = occ | bit
-                    if scratch[nb_mask + q] & ~nocc == 0:  # the opponent is trapped at q
-                        nblk = blk | bit if mover_black else blk
-                        nbrs = scratch[nb_mask + q]
-                        black = scratch[fixed_b + q] + _popcount(nbrs & nblk) + (
-                            1 if mover_black else 0)
-                        white = scratch[fixed_w + q] + _popcount(nbrs & ~nblk) + (
-                            0 if mover_black else 1)
-                        if (black > white) == mover_black:
-                            won = True
+            known = _tt_probe(scratch, tt, occ, blk, at)
+            won = known == 1
+            if known < 0:
+                for d in range(_DIRS):
+                    rl = scratch[ray_len + at * _DIRS + d]
+                    for j in range(rl):
+                        q = scratch[rays + (at * _DIRS + d) * limit + j]
+                        bit = np.int64(1) << q
+                        if occ & bit:
                             break
-                    else:
-                        scratch[base + 4 + n] = q
-                        n += 1
-                if won:
-                    break
+                        nocc = occ | bit
+                        if scratch[nb_mask + q] & ~nocc == 0:  # the opponent is trapped at q
+                            nblk = blk | bit if mover_black else blk
+                            nbrs = scratch[nb_mask + q]
+                            black = scratch[fixed_b + q] + _popcount(nbrs & nblk) + (
+                                1 if mover_black else 0)
+                            white = scratch[fixed_w + q] + _popcount(nbrs & ~nblk) + (
+                                0 if mover_black else 1)
+                            if (black > white) == mover_black:
+                                won = True
+                                break
+                        else:
+                            scratch[base + 4 + n] = q
+                            n += 1
+                    if won:
+                        break
             if won or n == 0:
-                # won: a winning end; n == 0: every move ends the game in the opponent's favour
+                # won: a winning end (or a stored win); n == 0: every move ends the game
+                # in the opponent's favour (or a stored loss)
                 result = won
+                if known < 0:
+                    _tt_store(scratch, tt, occ, blk, at, result)
                 scratch[base + 3] = 0
                 if depth == 0:
                     return 1 if result else 0
                 depth -= 1
-                while True:  # back up result (of the child) into the parent at depth
+                while True:  # back up ``result`` (of the child) into the parent at depth
+                    pb = stack + depth * frame
                     if not result:  # the child loses: the parent wins
                         result = True
+                        _tt_store(scratch, tt, scratch[pb], scratch[pb + 1], scratch[pb + 2],
+                                  True)
                         if depth == 0:
                             return 1
                         depth -= 1
                         continue
-                    # the child wins: try the parent's next move
-                    pb = stack + depth * frame
-                    if scratch[pb + 3] == 0:  # no move left: the parent loses
+                    if scratch[pb + 3] == 0:  # the child wins and no move is left: a loss
                         result = False
+                        _tt_store(scratch, tt, scratch[pb], scratch[pb + 1], scratch[pb + 2],
+                                  False)
                         if depth == 0:
                             return 0
                         depth -= 1
                         continue
-                    break
+                    break  # the child wins: try the parent's next move
                 continue
             scratch[base + 3] = n
         # ---- descend into the next untried move (they are taken from the end)
