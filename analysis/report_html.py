@@ -126,23 +126,50 @@ def _trike_section(results: Path) -> str:
         t = pd.DataFrame([{
             "size": s["size"], "placer wins (agent majority)": s["placer_wins"],
             "openings": s["openings_total"], "games per class": s.get("games_per_class"),
+            "verdicts (classes)": ", ".join(f"{v} {n}" for v, n in s.get("verdicts", {}).items()),
             "pie value %": 100 * s["pie_value"],
             "pie value CI": f"[{100 * s['pie_value_ci'][0]:.1f}, {100 * s['pie_value_ci'][1]:.1f}]",
             "first-player advantage pp": 100 * s["first_player_advantage"],
             "agrees with exact %": (None if s.get("agreement_with_exact") is None
                                     else 100 * s["agreement_with_exact"])} for s in summ])
-        agent = path.name.removeprefix("trike-").removesuffix(".summary.json").replace("-", ":", 1)
+        meta_path = path.with_suffix("").with_suffix(".meta.json")
+        agent = (json.loads(meta_path.read_text()).get("agent") if meta_path.exists() else None) \
+            or path.name.removeprefix("trike-").removesuffix(".summary.json")
         best = max(summ, key=lambda s: s["pie_value"])
         parts.append(f"<h3>Balance between agents ({html.escape(agent)} against itself)</h3>")
+        selection = best.get("selection", "chosen and estimated on the same games")
         parts.append(f"<p>The closest to an even game the first player reaches under the pie "
                      f"rule is a pie value of {100 * best['pie_value']:.1f}% (size "
-                     f"{best['size']}). Agent games are not perfect play: where both exist, the "
-                     f"agents' majority winner is compared with the exact one.</p>")
+                     f"{best['size']}; {html.escape(selection)}). Agent games are not "
+                     f"perfect play: where both exist, the "
+                     f"agents' majority winner is compared with the exact one, and the "
+                     f"calibration table below says how often the agent reproduces perfect "
+                     f"play where it is known.</p>")
         parts.append(_table(t, "{:.1f}"))
         parts.append(_how([path.with_suffix("").with_suffix(".meta.json")]))
         png = path.with_name(path.name.replace(".summary.json", ".png"))
         if png.exists():
             parts.append(_img(png, f"Balance by {agent}"))
+    calibration = results / "agents" / "trike-calibration.csv"
+    if calibration.exists():
+        c = pd.read_csv(calibration)
+        parts.append("<h3>Calibration: the agents against perfect play</h3>")
+        parts.append("<p>How often each agent reproduces the exact result where it is known: "
+                     "opening classes whose self-play majority is the exact winner, and games "
+                     "after an opening and one reply won by the side that wins under perfect "
+                     "play (95% Wilson intervals).</p>")
+        parts.append(_table(c[["agent", "size", "study", "unit", "agree", "total", "share",
+                               "ci_low", "ci_high"]]))
+        parts.append(_how([calibration.with_suffix(".meta.json")]))
+    duels = sorted(p for p in (results / "agents").glob("trike-duel-*.csv")
+                   if not p.name.endswith(".rows.csv"))
+    if duels:
+        d = pd.concat([pd.read_csv(p) for p in duels], ignore_index=True)
+        parts.append("<h3>Agents against each other (no exact answer)</h3>")
+        parts.append(_table(d[["size", "agent_a", "agent_b", "games_of", "games", "a_wins",
+                               "a_win_rate", "ci_low", "ci_high", "a_simulations_per_move",
+                               "b_simulations_per_move"]]))
+        parts.append(_how([p.with_suffix(".meta.json") for p in duels]))
     strength = results / "agents" / "trike-7-moves.csv"
     if strength.exists():
         s = pd.read_csv(strength)
