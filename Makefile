@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint golden bench results results-mc results-8 results-agents results-balance results-mcts ladders report clean
+.PHONY: install demo test lint golden bench results results-mc results-8 results-agents results-calibration results-balance results-mcts ladders report clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,15 +33,17 @@ golden: install
 
 # Issue 24: strength ladders of mcts-greedy:N:4, each rung against greedy and against
 # the rung below, the games split evenly over the agent's seats.
-# Tabula Trivium, 200/500/1000/2000 simulations, 40 games a pairing: 6.3 min on one
-# core, most of it the games against the rung below (24-31 of 40 drawn, by the ply cap
-# or repetition).
+# Tabula Trivium, 200/500/1000/2000/5000/10000 simulations, 40 games a pairing (about
+# 35 min on one core, most of it the games against the rung below, many drawn by the
+# ply cap or repetition), then 2000 straight against 200 (80 games, 6 min).
 # Trio board, 250/1000/4000/10000 simulations, the rung in one seat against two greedy
 # seats or two of the rung below (240 games a pairing, 80 a seat): 15.9 min on one core,
 # 11.7 of them the 10000-vs-4000 games (147 of 240 without a winner).
-# Still to build: Tabula 5000 and 10,000 simulations, a time budget, the mcts:N family.
+# Still to build: a time budget (the ladder plays in the compiled game loop, which
+# counts simulations), the mcts:N family.
 ladders: install
-	nice -n 10 $(PY) -m trilab.analysis.ladder tabula-trivium "mcts-greedy:{n}:4" 200,500,1000,2000 --games 40 --seed 5 --out results/tabula-trivium/ladder-mcts-greedy-4.csv
+	nice -n 10 $(PY) -m trilab.analysis.ladder tabula-trivium "mcts-greedy:{n}:4" 200,500,1000,2000,5000,10000 --games 40 --seed 5 --out results/tabula-trivium/ladder-mcts-greedy-4.csv
+	nice -n 10 $(PY) -m trilab.analysis.ladder tabula-trivium "mcts-greedy:{n}:4" 200,2000 --games 80 --seed 7 --out results/tabula-trivium/ladder-mcts-greedy-4-200-vs-2000.csv
 	nice -n 10 $(PY) -m trilab.analysis.ladder trio-board "mcts-greedy:{n}:4" 250,1000,4000,10000 --games 240 --seed 5 --out results/trio-board/ladder-mcts-greedy-4.csv
 
 bench: install
@@ -68,8 +70,12 @@ results: install results-mc
 # opening class (mcts:10000, 20 games a class: about 50 minutes on one core for 7-19).
 results-balance: install
 	$(VENV)/bin/trilab balance trike --sizes 2-8 --exact
-	$(VENV)/bin/trilab balance trike --sizes 7,9,11,13,15,17,19 --agent mcts:10000 --games 20 \
-	  --seed 2026
+	# swap maps between mcts-solve:10000 players, sequential: batches of 10 games a class
+	# until its interval leaves 50% or it has 100 games; hours per size from 12 on, so
+	# run it again to go on (resumable per batch; a size's tables appear when it is done)
+	for n in 9 10 11 12 13 14 15 16 17 18 19; do \
+	  $(VENV)/bin/trilab balance trike --sizes 9-$$n --agent mcts-solve:10000 --games 10 \
+	    --max-games 100 --seed 2026 || exit 1; done
 
 # The MCTS agent in the simulated games (one core, about 1.5 hours in all):
 # Tabula Trivium with random playouts against random, greedy and itself, then
@@ -86,6 +92,9 @@ results-mcts: install
 	    --seed 2026 --chunk 10 --jobs $(MC_JOBS) || exit 1; done
 	$(VENV)/bin/trilab simulate tabula-trivium --policy mcts-greedy:200:4 \
 	  --games $(MCTS_SELF_GAMES) --seed 2026 --chunk 20 --jobs $(MC_JOBS)
+	# the seat study at a second budget (issue 24): 800 games, about 45 min on one core
+	$(VENV)/bin/trilab simulate tabula-trivium --policy mcts-greedy:1000:4 \
+	  --games 800 --seed 2026 --chunk 10 --jobs $(MC_JOBS)
 	for pol in mcts:1500,greedy,greedy greedy,greedy,mcts:1500 \
 	    mcts-greedy:1000:4,greedy,greedy greedy,greedy,mcts-greedy:1000:4; do \
 	  $(VENV)/bin/trilab simulate trio-board --fortress sides --policy $$pol \
@@ -136,6 +145,21 @@ results-agents: install
 	  --agents mcts:1000,mcts:10000,mcts:100000,mcts:1s --seed 2026
 	$(VENV)/bin/trilab strength trike --openings --sizes 6,7,8 --agents mcts:100000 \
 	  --games 10 --seed 2026
+	$(MAKE) results-calibration
+
+# Issue 20: the mcts-solve agent against perfect play (openings of sizes 6-8, every
+# recorded position after one reply at sizes 7-8) at three budgets, then against
+# mcts at equal time on sizes 9, 13 and 19 (about 55 min on one core in all).
+results-calibration: install
+	for n in 2000 10000 50000; do \
+	  $(VENV)/bin/trilab strength trike --openings --sizes 6,7,8 --agents mcts-solve:$$n \
+	    --games 10 --seed 2026 || exit 1; \
+	  $(VENV)/bin/trilab strength trike --replies --sizes 7,8 --agents mcts-solve:$$n \
+	    --games 2 --seed 2026 || exit 1; done
+	$(VENV)/bin/trilab duel trike --size 9 --agents mcts-solve:0.01s,mcts:0.01s --games 100 --seed 2026
+	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-solve:0.015s,mcts:0.015s --games 100 \
+	  --seed 2026
+	$(VENV)/bin/trilab duel trike --size 19 --agents mcts-solve:0.02s,mcts:0.02s --games 60 --seed 2026
 
 # Size 8 takes hours: win/loss only, resumable (run again to continue; a finished
 # run resumes from size-8.replies.json in seconds), then the second proofs.
