@@ -70,11 +70,11 @@ results: install results-mc
 # opening class (mcts:10000, 20 games a class: about 50 minutes on one core for 7-19).
 results-balance: install
 	$(VENV)/bin/trilab balance trike --sizes 2-8 --exact
-	# swap maps between mcts-solve:10000 players, sequential: batches of 10 games a class
+	# swap maps between mcts-solve:50000 players (7 of 7 size-7 classes), sequential: batches of 10 games a class
 	# until its interval leaves 50% or it has 100 games; hours per size from 12 on, so
 	# run it again to go on (resumable per batch; a size's tables appear when it is done)
 	for n in 9 10 11 12 13 14 15 16 17 18 19; do \
-	  $(VENV)/bin/trilab balance trike --sizes 9-$$n --agent mcts-solve:10000 --games 10 \
+	  $(VENV)/bin/trilab balance trike --sizes 9-$$n --agent mcts-solve:50000 --games 10 \
 	    --max-games 100 --seed 2026 || exit 1; done
 
 # The MCTS agent in the simulated games (one core, about 1.5 hours in all):
