@@ -67,12 +67,12 @@ results: install results-mc
 	$(MAKE) results-balance report
 
 # Pie-rule balance: exact from the opening tables (instant), then agent games per
-# opening class (mcts:10000, 20 games a class: about 50 minutes on one core for 7-19).
+# opening class: swap maps between mcts-solve:50000 players (the budget that reproduces
+# all 7 size-7 opening classes), sequential: batches of 10 games a class until its
+# interval leaves 50% or it has 100 games. Hours per size from 10 on: run it again to go
+# on (resumable per batch; a size's tables appear when it is done).
 results-balance: install
 	$(VENV)/bin/trilab balance trike --sizes 2-8 --exact
-	# swap maps between mcts-solve:50000 players (7 of 7 size-7 classes), sequential: batches of 10 games a class
-	# until its interval leaves 50% or it has 100 games; hours per size from 12 on, so
-	# run it again to go on (resumable per batch; a size's tables appear when it is done)
 	for n in 9 10 11 12 13 14 15 16 17 18 19; do \
 	  $(VENV)/bin/trilab balance trike --sizes 9-$$n --agent mcts-solve:50000 --games 10 \
 	    --max-games 100 --seed 2026 || exit 1; done
