@@ -447,3 +447,15 @@ def test_explorer_in_headless_chromium(live_server, chromium):
 
 def new_pos(page) -> str:
     return page.evaluate("() => new URL(location).searchParams.get('pos')")
+
+
+def test_the_explorer_plays_with_an_mcts_solve_agent(tmp_path):
+    """``--agent mcts-solve:...`` is accepted; the agent's move is legal and its note
+    names the agent."""
+    with _client(server.Explorer(time_limit=30, agent="mcts-solve:300")) as c:
+        res = c.get("/api/move", params={"size": 9, "moves": "4.2,5.2", "opponent": "agent"})
+        assert res.status_code == 200, res.text
+        legal = c.get("/api/game", params={"size": 9, "moves": "4.2,5.2"}).json()["plies"][-1]
+        assert [int(x) for x in res.json()["move"].split(".")] in legal["legal"]
+        assert "mcts-solve:300" in res.json()["note"]
+        assert c.get("/api/info").json()["agent"] == "mcts-solve:300"

@@ -67,7 +67,7 @@ class Explorer:
                  agent: str = "mcts:1s", tt_mb: float = 64, grace: float = GRACE_SECONDS):
         self.results_dir = Path(results_dir) if results_dir else default_results_dir()
         self.analyst = Analyst(self.results_dir, time_limit=time_limit, agent=agent, tt_mb=tt_mb)
-        spec = self.analyst.agent
+        spec = self.analyst.agent.spec
         self.agent_seconds = spec.seconds if spec.seconds is not None else 5.0
         self.grace = grace
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trilab-search")
