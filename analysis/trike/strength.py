@@ -426,14 +426,22 @@ def plot_calibration(table: pd.DataFrame):
 
     studies = [s for s in ("openings", "replies") if s in set(table.study)]
     fig, axes = plt.subplots(1, len(studies), figsize=(5.2 * len(studies), 3.8), squeeze=False)
+    colours = {size: f"C{i}" for i, size in enumerate(sorted(set(table["size"])))}
+    styles = {family: ("-", "o") if i == 0 else ("--", "s") if i == 1 else (":", "^")
+              for i, family in enumerate(sorted(set(table.family), key=lambda f: (
+                  not f.startswith("mcts-solve"), f)))}
     for ax, study in zip(axes[0], studies, strict=True):
         part = table[table.study == study]
         for (family, size), line in part.groupby(["family", "size"]):
             line = line.sort_values("budget")
             err = 100 * np.vstack([line.share - line.ci_low, line.ci_high - line.share])
-            ax.errorbar(line.budget, 100 * line.share, yerr=err, marker="o", capsize=3,
-                        label=f"{family}, size {size}")
+            ls, marker = styles[family]
+            ax.errorbar(line.budget, 100 * line.share, yerr=err, marker=marker, ls=ls,
+                        color=colours[size], capsize=3, label=f"{family}, size {size}")
         ax.set_xscale("log")
+        budgets = sorted(set(part.budget))
+        ax.set_xticks(budgets, [f"{b:,.0f}" for b in budgets], fontsize=8)
+        ax.minorticks_off()
         ax.set_ylim(0, 102)
         ax.set_xlabel("simulations per move")
         ax.set_ylabel("agree with perfect play (%)")
