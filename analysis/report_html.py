@@ -115,7 +115,7 @@ def _trike_section(results: Path) -> str:
         parts.append(_table(table, "{:,.1f}"))
         parts.append(_how(metas))
     for path, alt, width in (
-            (results / "balance" / "trike-exact.png", "Trike openings by size", None),
+            (results / "balance" / "trike-swap-maps.png", "Trike swap maps by size", None),
             (results / "trike" / "size-8.png", "Trike size 8 opening map", 520),
             (results / "balance" / "trike-by-size.png", "Balance by board size", 760)):
         if path.exists():

@@ -162,3 +162,22 @@ def test_max_games_below_the_batch_is_refused(tmp_path):
               "--max-games", "4", "--out-dir", str(tmp_path / "o"))
     assert res.exit_code == 2 and "--max-games must be from --games" in res.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_swap_maps_take_exact_sizes_from_the_exact_study(tmp_path):
+    """trike-swap-maps.png joins every study of the folder, exact where it exists."""
+    exact = run("balance", "trike", "--sizes", "3-4", "--exact", "--out-dir", str(tmp_path))
+    assert exact.exit_code == 0, exact.output
+    agent = run("balance", "trike", "--sizes", "4,5", "--agent", "mcts:50", "--games", "2",
+                "--seed", "1", "--out-dir", str(tmp_path))
+    assert agent.exit_code == 0, agent.output
+    assert (tmp_path / "trike-swap-maps.png").stat().st_size > 1000
+    rows = pd.read_csv(tmp_path / "trike-mcts-50.csv")
+    summaries = json.loads((tmp_path / "trike-mcts-50.summary.json").read_text())["sizes"]
+    assert {s["agent"] for s in summaries} == {"mcts:50"}
+    maps, summs = balance.swap_map_sizes(tmp_path, tmp_path / "trike-mcts-50.csv", rows,
+                                         tmp_path / "trike-mcts-50.summary.json", summaries)
+    assert [(s["size"], s["method"]) for s in summs] == [(3, "exact"), (4, "exact"),
+                                                         (5, "agent")]
+    assert set(maps[maps["size"] == 4].method) == {"exact"}
+    assert len(maps) == trike.n_points(3) + trike.n_points(4) + trike.n_points(5)

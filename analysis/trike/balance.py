@@ -310,6 +310,29 @@ def to_json(summaries: list[dict], rows: pd.DataFrame) -> dict:
     return {"sizes": out}
 
 
+def swap_map_sizes(folder: Path, csv: Path, rows: pd.DataFrame, summary_path: Path,
+                   summaries: list[dict]) -> tuple[pd.DataFrame, list[dict]]:
+    """Every size of every study in ``folder`` (this one's ``rows`` and ``summaries``
+    not written yet), one study per size: the exact one where it exists, else the
+    agent study whose file name sorts last; sizes in order."""
+    studies: dict[str, tuple[pd.DataFrame, list[dict]]] = {}
+    for path in sorted({*folder.glob("trike-*.summary.json"), summary_path}):
+        table = path.with_name(path.name.replace(".summary.json", ".csv"))
+        if path == summary_path:
+            studies[path.name] = (rows, summaries)
+        elif table.exists():
+            studies[path.name] = (pd.read_csv(table), json.loads(path.read_text())["sizes"])
+    chosen: dict[int, tuple[pd.DataFrame, dict]] = {}
+    for _name, (table, summs) in sorted(studies.items()):
+        for summ in summs:
+            have = chosen.get(summ["size"])
+            if have is None or have[1]["method"] != "exact":
+                chosen[summ["size"]] = (table[table["size"] == summ["size"]], summ)
+    sizes = sorted(chosen)
+    return (pd.concat([chosen[n][0] for n in sizes], ignore_index=True),
+            [chosen[n][1] for n in sizes])
+
+
 # ---------------------------------------------------------------- plots
 
 
@@ -341,7 +364,7 @@ def plot_maps(rows: pd.DataFrame, summaries: list[dict], title: str):
                                     edgecolor="gold" if gold else "black",
                                     linewidth=2.2 if gold else 0.4, zorder=3 if gold else 2))
         label = ("exact" if summ["method"] == "exact"
-                 else f"agent, pie value {summ['pie_value']:.2f}")
+                 else f"{summ.get('agent', 'agent')}, pie value {summ['pie_value']:.2f}")
         ax.set_title(f"size {size}: placer wins {summ['placer_wins']}/{summ['openings_total']}"
                      f"\n({label})", fontsize=9)
         ax.set_xlim(-(size - 1) / 2 - 0.8, (size - 1) / 2 + 0.8)
@@ -505,6 +528,9 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
                  "rows": str(rows_path)}
     summaries = [summarise(rows[rows["size"] == n].reset_index(drop=True))
                  for n in sizes]
+    if not exact:
+        for summ in summaries:
+            summ["agent"] = agent
     seconds = time.perf_counter() - t0
     csv = folder / f"{name}.csv"
     summary_path = folder / f"{name}.summary.json"
@@ -513,7 +539,9 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
         all_summaries += (summaries if path == summary_path
                           else json.loads(path.read_text())["sizes"])
     by_size = folder / "trike-by-size.png"
-    with artifacts.OutputSet() as out:  # the study's four files and the figure, or none
+    swap_maps = folder / "trike-swap-maps.png"
+    map_rows, map_summaries = swap_map_sizes(folder, csv, rows, summary_path, summaries)
+    with artifacts.OutputSet() as out:  # the study's four files and the figures, or none
         out.csv(csv, rows)
         out.json(summary_path, {"sizes": summaries})
         out.figure(folder / f"{name}.png", plot_maps(
@@ -523,6 +551,9 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
             executor=executor_text, seconds_this_run=round(seconds, 3), **extra))
         out.figure(by_size, plot_by_size(
             all_summaries, "Trike: first-player advantage and pie value by board size"))
+        out.figure(swap_maps, plot_maps(
+            map_rows, map_summaries, "Trike swap maps: perfect play to size 8, "
+            "agents beyond (see each size's title)"))
     files = [csv, folder / f"{name}.summary.json", folder / f"{name}.png",
-             folder / f"{name}.meta.json", by_size]
+             folder / f"{name}.meta.json", by_size, swap_maps]
     return BalanceOutcome(summaries, rows, files, seconds)
