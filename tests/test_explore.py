@@ -227,18 +227,31 @@ def test_computer_moves(client):
     assert AlphaBetaSolver(5, tt_mb=4).is_win(trike.opening(5, trike.point_index(r, c)))
 
 
-def test_line_and_swap_map(client):
+def test_line_and_swap_map(client, tmp_path):
     line = client.get("/api/line", params={"size": 4, "pos": "B/../.../....", "plies": 3}).json()
     assert len(line["line"]) == 3 and line["line"][0]["result"] == "win"
     assert [m["to_move"] for m in line["line"]] == ["w", "b", "w"]
     smap = client.get("/api/openings", params={"size": 7}).json()
     methods = [s["method"] for s in smap["studies"]]
-    assert "exact" in methods and "agent" in methods
+    assert "exact" in methods
     exact = smap["studies"][methods.index("exact")]
     assert len(exact["openings"]) == 28 and exact["summary"]["placer_wins"] == 19
     corner = next(o for o in exact["openings"] if (o["row"], o["col"]) == (0, 0))
     assert corner["winner"] == "mover" and not corner["swap"]
     assert client.get("/api/openings", params={"size": 12}).json()["studies"] == []
+    # an agent study beside the exact table: both listed, the agent's with verdicts
+    from click.testing import CliRunner
+    from trilab.cli import cli
+
+    for args in (["--exact"], ["--agent", "mcts-solve:50", "--games", "2", "--seed", "1"]):
+        res = CliRunner().invoke(cli, ["balance", "trike", "--sizes", "4", *args,
+                                       "--out-dir", str(tmp_path / "balance")])
+        assert res.exit_code == 0, res.output
+    both = server.swap_map(tmp_path, 4)["studies"]
+    assert [s["method"] for s in both] == ["exact", "agent"]
+    assert {o["verdict"] for o in both[1]["openings"]} <= {"swap", "do not swap",
+                                                           "too close to call"}
+    assert both[1]["label"] == "mcts-solve-50"
 
 
 BAD = [

@@ -356,7 +356,8 @@ def swap_map(results_dir: Path, size: int) -> dict:
             else:
                 item.update(games=int(float(r["games"])) if r.get("games") else None,
                             ci_low=_num(r.get("ci_low")), ci_high=_num(r.get("ci_high")),
-                            exact_winner=r.get("exact_winner") or None)
+                            exact_winner=r.get("exact_winner") or None,
+                            verdict=r.get("verdict") or None)
             openings.append(item)
         keep = ("placer_wins", "openings_total", "pie_value", "pie_value_ci",
                 "first_player_advantage", "best_pie_openings", "complete")
