@@ -10,6 +10,10 @@ half the draws, over the games) with 95% Wilson intervals
 down, an approximation), and the seconds it took.  Draws are the game's draw reasons
 (Tabula: repetition and the ply cap; Trio board: its own).
 
+A budget may also be a time (``0.1s`` a turn): such pairings are played in a Python
+game loop (:func:`python_pairing`: one search per turn; ``greedy`` seats play the
+game's greedy playout for one turn), and depend on the machine and its load.
+
 ``python -m trilab.analysis.ladder GAME FAMILY N1,N2,... --games G --seed S --out CSV``
 writes the table and a ``.meta.json`` beside it (command, seed, games, timings).
 For the Trio board (three seats) the rung takes one seat against two ``greedy``
@@ -57,13 +61,92 @@ def pairing(game: str, a: str, b: str, games: int, seed: int, options: dict) -> 
                 w += 1
             else:
                 lo += 1
+    return _row(a, b, w, d, lo, time.perf_counter() - t0)
+
+
+def _timed(text: str) -> bool:
+    """True for an agent with a time budget (``mcts:0.1s``, ``mcts-greedy:0.1s:4``)."""
+    parts = text.split(":")
+    return len(parts) > 1 and parts[1].endswith("s")
+
+
+def python_seat(game: str, text: str, options: dict):
+    """A function ``(state, stream) -> None`` that plays one turn of ``text`` (``greedy``,
+    or an MCTS agent of :mod:`trilab.analysis.move`) on the game's agent state, from
+    Python: what a pairing with a time budget needs (the compiled game loop counts
+    simulations).  ``greedy`` is the game's greedy playout cut after one turn (Tabula
+    Trivium) or one ply (the Trio board): the same policy kernel as the game loop's
+    ``greedy`` seat."""
+    from trilab.analysis import move as agent_text
+    from trilab.solver.tabula_trivium import agents as ta
+    from trilab.solver.trio_board import agents as tba
+
+    if game == "tabula-trivium":
+        if text == "greedy":
+            g = ta.agent_game(playout="greedy:1")
+            return lambda state, stream: g.playout(state, stream)
+        spec, playout = agent_text.parse_tabula_agent(text)
+        g = ta.agent_game(playout=playout)
+
+        def tabula_turn(state, stream):
+            g.apply(state, g.search(state, spec, stream).action)
+        return tabula_turn
+    fortress = options.get("fortress", "sides")
+    g = tba.agent_game(fortress)
+    if text == "greedy":
+        def greedy_ply(state, stream):
+            state[tba.S_PLAYOUT] = 1
+            g.playout(state, stream)
+        return greedy_ply
+    spec, kind = agent_text.parse_trio_board_agent(text)
+
+    def trio_ply(state, stream):
+        state[tba.S_PLAYOUT] = kind
+        g.apply(state, g.search(state, spec, stream).action)
+    return trio_ply
+
+
+def python_pairing(game: str, a: str, b: str, games: int, seed: int, options: dict) -> dict:
+    """:func:`pairing` played in a Python game loop (one search per turn, so time
+    budgets work): game ``g`` draws every seat's turns from the stream ``(seed, g)``;
+    a timed game depends on the machine and its load."""
+    from trilab.solver.rng import game_stream
+    from trilab.solver.tabula_trivium import agents as ta
+    from trilab.solver.trio_board import agents as tba
+
+    n_seats = 3 if game == "trio-board" else 2
+    rules = tba.agent_game(options.get("fortress", "sides")) if n_seats == 3 else ta.agent_game()
+    w = d = lo = 0
+    t0 = time.perf_counter()
+    g = 0
+    for k, (seat, policies) in enumerate(_seatings(n_seats, a, b)):
+        n = games // n_seats + (1 if k < games % n_seats else 0)
+        players = [python_seat(game, p, options) for p in policies]
+        for _ in range(n):
+            stream = game_stream(np.uint64(seed), np.uint64(g))
+            state = tba.initial_state(options.get("fortress", "sides")) if n_seats == 3 \
+                else ta.initial_state()
+            while rules.legal(state):
+                players[rules.seat(state)](state, stream)
+            winners = (tba.result_of(state) if n_seats == 3 else ta.result_of(state))[0]
+            if winners == 0:
+                d += 1
+            elif (winners >> seat) & 1:
+                w += 1
+            else:
+                lo += 1
+            g += 1
+    return _row(a, b, w, d, lo, time.perf_counter() - t0)
+
+
+def _row(a: str, b: str, w: int, d: int, lo: int, seconds: float) -> dict:
     n = w + d + lo
     wl, wh = wilson(w, n)
     sl, sh = wilson(w + d // 2, n)
     return {"agent": a, "opponent": b, "games": n, "wins": w, "draws": d, "losses": lo,
             "win_rate": round(w / n, 4), "win_low": round(wl, 4), "win_high": round(wh, 4),
             "score": round((w + d / 2) / n, 4), "score_low": round(sl, 4),
-            "score_high": round(sh, 4), "seconds": round(time.perf_counter() - t0, 1)}
+            "score_high": round(sh, 4), "seconds": round(seconds, 1)}
 
 
 def _write(args, argv, budgets, rows, seconds) -> None:
@@ -94,14 +177,15 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("game", choices=["tabula-trivium", "trio-board"])
     p.add_argument("family", help="agent with {n} for the budget, e.g. mcts-greedy:{n}:4")
-    p.add_argument("budgets", help="comma-separated simulation budgets, ascending")
+    p.add_argument("budgets", help="comma-separated budgets, ascending: simulations, or "
+                   "seconds a turn (0.1s: played in a Python game loop)")
     p.add_argument("--games", type=int, default=40)
     p.add_argument("--seed", type=int, default=24)
     p.add_argument("--opponent", default="greedy")
     p.add_argument("--no-below", action="store_true", help="only the games against greedy")
     p.add_argument("--out", type=Path, required=True)
     args = p.parse_args(argv)
-    budgets = [int(x) for x in args.budgets.split(",")]
+    budgets = [x if x.endswith("s") else int(x) for x in args.budgets.split(",")]
     rows = []
     t0 = time.perf_counter()
     for i, n in enumerate(budgets):
@@ -109,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         pairs = [args.opponent] if args.no_below or i == 0 else \
             [args.opponent, args.family.format(n=budgets[i - 1])]
         for opp in pairs:
-            row = {"budget": n, **pairing(args.game, agent, opp, args.games, args.seed, {})}
+            play = python_pairing if _timed(agent) or _timed(opp) else pairing
+            row = {"budget": n, **play(args.game, agent, opp, args.games, args.seed, {})}
             rows.append(row)
             print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
             _write(args, argv, budgets, rows, time.perf_counter() - t0)

@@ -1,0 +1,71 @@
+"""The strength ladders of analysis/ladder.py: pairings, the Python game loop of time
+budgets, and the table with its metadata."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from trilab.analysis import ladder
+from trilab.solver.rng import game_stream
+from trilab.solver.tabula_trivium import agents as ta
+from trilab.solver.trio_board import agents as tba
+
+
+def _rules(game: str):
+    if game == "tabula-trivium":
+        return ta.agent_game(), ta.initial_state()
+    return tba.agent_game(), tba.initial_state()
+
+
+@pytest.mark.parametrize("game", ["tabula-trivium", "trio-board"])
+def test_a_python_greedy_turn_is_one_legal_turn(game):
+    """The greedy seat of the Python loop plays exactly one of the legal turns."""
+    rules, state = _rules(game)
+    seat = ladder.python_seat(game, "greedy", {})
+    stream = game_stream(np.uint64(3), np.uint64(0))
+    for _ in range(12):
+        legal = rules.legal(state)
+        if not legal:
+            break
+        after = state.copy()
+        seat(after, stream)
+        matches = []
+        for action in legal:
+            trial = state.copy()
+            rules.apply(trial, action)
+            if game == "trio-board":
+                trial[tba.S_PLAYOUT] = after[tba.S_PLAYOUT]  # the seat's playout setting
+            matches.append(np.array_equal(trial, after))
+        assert sum(matches) >= 1
+        state = after
+
+
+@pytest.mark.parametrize("game", ["tabula-trivium", "trio-board"])
+def test_python_pairing_with_simulations_is_reproducible_and_counts_every_game(game):
+    a = ladder.python_pairing(game, "mcts-greedy:20:4", "greedy", 4, 7, {})
+    b = ladder.python_pairing(game, "mcts-greedy:20:4", "greedy", 4, 7, {})
+    assert {k: v for k, v in a.items() if k != "seconds"} == \
+        {k: v for k, v in b.items() if k != "seconds"}
+    assert a["games"] == a["wins"] + a["draws"] + a["losses"] == 4
+    assert a["win_low"] <= a["win_rate"] <= a["win_high"]
+
+
+def test_compiled_pairing_splits_games_over_the_seats():
+    row = ladder.pairing("trio-board", "greedy", "random", 5, 2, {})
+    assert row["games"] == 5 == row["wins"] + row["draws"] + row["losses"]
+
+
+def test_a_ladder_with_a_time_rung_writes_its_table(tmp_path):
+    out = tmp_path / "ladder.csv"
+    assert ladder.main(["tabula-trivium", "mcts-greedy:{n}:4", "10,0.002s", "--games", "2",
+                        "--seed", "1", "--out", str(out)]) == 0
+    table = pd.read_csv(out)
+    assert list(zip(table.agent, table.opponent, strict=True)) == [
+        ("mcts-greedy:10:4", "greedy"), ("mcts-greedy:0.002s:4", "greedy"),
+        ("mcts-greedy:0.002s:4", "mcts-greedy:10:4")]
+    meta = json.loads(out.with_suffix(".meta.json").read_text())
+    assert meta["complete"] is True and meta["budgets"] == [10, "0.002s"]
+    assert ladder._timed("mcts:0.5s") and not ladder._timed("mcts-greedy:500:4")
