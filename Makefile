@@ -39,11 +39,15 @@ golden: install
 # Trio board, 250/1000/4000/10000 simulations, the rung in one seat against two greedy
 # seats or two of the rung below (240 games a pairing, 80 a seat): 15.9 min on one core,
 # 11.7 of them the 10000-vs-4000 games (147 of 240 without a winner).
-# Still to build: a time budget (the ladder plays in the compiled game loop, which
-# counts simulations), the mcts:N family.
+# Then the mcts:N family (random playouts) of both games, and a time budget (0.02 and
+# 0.1 s a turn, played in a Python game loop; these depend on the machine and its load).
 ladders: install
 	nice -n 10 $(PY) -m trilab.analysis.ladder tabula-trivium "mcts-greedy:{n}:4" 200,500,1000,2000,5000,10000 --games 40 --seed 5 --out results/tabula-trivium/ladder-mcts-greedy-4.csv
 	nice -n 10 $(PY) -m trilab.analysis.ladder tabula-trivium "mcts-greedy:{n}:4" 200,2000 --games 80 --seed 7 --out results/tabula-trivium/ladder-mcts-greedy-4-200-vs-2000.csv
+	nice -n 10 $(PY) -m trilab.analysis.ladder tabula-trivium "mcts:{n}" 200,500,1000,2000,5000,10000 --games 40 --seed 5 --out results/tabula-trivium/ladder-mcts.csv
+	nice -n 10 $(PY) -m trilab.analysis.ladder trio-board "mcts:{n}" 250,1000,4000,10000 --games 120 --seed 5 --out results/trio-board/ladder-mcts.csv
+	nice -n 10 $(PY) -m trilab.analysis.ladder tabula-trivium "mcts-greedy:{n}:4" 0.02s,0.1s --games 20 --seed 5 --out results/tabula-trivium/ladder-mcts-greedy-4-seconds.csv
+	nice -n 10 $(PY) -m trilab.analysis.ladder trio-board "mcts-greedy:{n}:4" 0.02s,0.1s --games 60 --seed 5 --out results/trio-board/ladder-mcts-greedy-4-seconds.csv
 	nice -n 10 $(PY) -m trilab.analysis.ladder trio-board "mcts-greedy:{n}:4" 250,1000,4000,10000 --games 240 --seed 5 --out results/trio-board/ladder-mcts-greedy-4.csv
 
 bench: install
