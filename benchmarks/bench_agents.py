@@ -9,7 +9,9 @@ kernels:
   (``trike_reference``), and the ratio;
 * **MCTS**: simulations per second of one search of ``--simulations``
   simulations, from the empty board (the opening choice) and from a position
-  ``size // 2 + 1`` random plies in.
+  ``size // 2 + 1`` random plies in, for ``mcts`` and for ``mcts-solve`` (the
+  same search whose playouts solve small endgames exactly; a third start,
+  ``2 * size`` random plies in, shows the cost of the solves where they happen).
 
 Targets (issue 9): playouts >= 1,000,000/s at size 7 and >= 400,000/s at size
 13; MCTS >= 300,000 simulations/s at size 7.  Rows are appended to
@@ -87,12 +89,28 @@ def midgame_state(size: int, seed: int) -> np.ndarray:
     return state
 
 
-def mcts_rate(size: int, state: np.ndarray, sims: int, seed: int) -> tuple[float, int]:
-    game = trike_agents.agent_game(size)
-    spec = mcts.AgentSpec(simulations=sims)
+def mcts_rate(size: int, state: np.ndarray, sims: int, seed: int,
+              family: str = "mcts") -> tuple[float, int]:
+    """Simulations per second of one ``family:sims`` search (a proven root stops early)."""
+    agent = trike_agents.parse_agent(f"{family}:{sims}")
+    game = agent.game(size)
     game.search(state, mcts.AgentSpec(simulations=1000), game_stream(np.uint64(seed), 0))
-    res = game.search(state, spec, game_stream(np.uint64(seed), np.uint64(1)))
+    res = game.search(state, agent.spec, game_stream(np.uint64(seed), np.uint64(1)))
     return res.simulations / res.seconds, res.simulations
+
+
+def late_state(size: int, seed: int) -> np.ndarray | None:
+    """The opening and ``2 * size`` random plies (None if the game ended before)."""
+    rnd = random.Random(seed)
+    state = trike_agents.new_state(size, pie=False)
+    game = trike_agents.agent_game(size)
+    game.apply(state, rnd.randrange(trike_agents.n_points(size)))
+    for _ in range(2 * size):
+        moves = game.legal(state)
+        if not moves:
+            return None
+        game.apply(state, rnd.choice(moves))
+    return state if game.legal(state) else None
 
 
 def main() -> None:
@@ -125,16 +143,22 @@ def main() -> None:
               f"{rate / ref_rate:7,.0f}x)" + (f"  target {target:,}" if target else ""),
               flush=True)
     for size in args.mcts_sizes:
-        for start, state in (("empty board", trike_agents.new_state(size, pie=False)),
-                             (f"{size // 2 + 1} plies in", midgame_state(size, args.seed))):
-            rate, n = mcts_rate(size, state, args.simulations, args.seed)
-            target = TARGET_SIMULATIONS.get(size)
-            rows.append({**common, "what": "mcts simulations", "size": size, "start": start,
-                         "count": n, "per_second": round(rate), "target": target,
-                         "meets_target": None if target is None else rate >= target,
-                         "reference_per_second": None, "speedup_vs_reference": None})
-            print(f"size {size:2d} MCTS from {start}: {rate:12,.0f} simulations/s ({n:,})"
-                  + (f"  target {target:,}" if target else ""), flush=True)
+        starts = [("empty board", trike_agents.new_state(size, pie=False)),
+                  (f"{size // 2 + 1} plies in", midgame_state(size, args.seed))]
+        late = late_state(size, args.seed)
+        if late is not None:
+            starts.append((f"{2 * size + 1} plies in", late))
+        for family in ("mcts", "mcts-solve"):
+            for start, state in starts:
+                rate, n = mcts_rate(size, state, args.simulations, args.seed, family)
+                target = TARGET_SIMULATIONS.get(size) if family == "mcts" else None
+                rows.append({**common, "what": f"{family} simulations", "size": size,
+                             "start": start, "count": n, "per_second": round(rate),
+                             "target": target,
+                             "meets_target": None if target is None else rate >= target,
+                             "reference_per_second": None, "speedup_vs_reference": None})
+                print(f"size {size:2d} {family} from {start}: {rate:12,.0f} simulations/s "
+                      f"({n:,})" + (f"  target {target:,}" if target else ""), flush=True)
     out = Path(args.out)
     artifacts.append_csv(out, rows)
     print(f"appended {len(rows)} rows to {out}")
