@@ -346,7 +346,8 @@ def plot_maps(rows: pd.DataFrame, summaries: list[dict], title: str):
     sizes = [s["size"] for s in summaries]
     ncol = min(4, len(sizes))
     nrow = math.ceil(len(sizes) / ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(3.4 * ncol, 3.3 * nrow), squeeze=False)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(max(3.4 * ncol, 6.0), 3.3 * nrow + 0.6),
+                             squeeze=False)
     h = math.sqrt(3) / 2
     for ax, summ in zip(axes.flat, summaries, strict=False):
         size = summ["size"]
@@ -376,8 +377,9 @@ def plot_maps(rows: pd.DataFrame, summaries: list[dict], title: str):
     fig.legend(handles=[Patch(facecolor=c, edgecolor="black", label=v)
                         for v, c in VERDICT_COLOURS.items()],
                loc="lower center", ncol=3, fontsize=8, frameon=False)
-    fig.suptitle(title + "  (gold ring: the first player's best openings under the pie rule)",
+    fig.suptitle(title + "\n(gold ring: the first player's best openings under the pie rule)",
                  fontsize=10)
+    fig.subplots_adjust(top=1 - 0.9 / fig.get_figheight(), bottom=0.5 / fig.get_figheight())
     return fig
 
 
