@@ -181,3 +181,13 @@ def test_swap_maps_take_exact_sizes_from_the_exact_study(tmp_path):
                                                          (5, "agent")]
     assert set(maps[maps["size"] == 4].method) == {"exact"}
     assert len(maps) == trike.n_points(3) + trike.n_points(4) + trike.n_points(5)
+
+
+def test_agent_balance_plays_boards_beyond_the_bitboard_engine(tmp_path):
+    """Sizes 11-19 have no bitboard engine: the agent study must not ask it for their
+    opening classes (a size-11 study used to stop with a traceback)."""
+    res = run("balance", "trike", "--sizes", "11", "--agent", "mcts:3", "--games", "1",
+              "--seed", "2", "--out-dir", str(tmp_path), "--json")
+    assert res.exit_code == 0, res.output
+    size = json.loads(res.stdout)["sizes"][0]
+    assert size["size"] == 11 and size["openings_total"] == 66 == len(size["openings"])

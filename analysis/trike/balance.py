@@ -510,7 +510,7 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
             raise StudyError("a balance study needs a fixed simulation count (mcts:N) so that "
                              "the same seed gives the same table", "--agent")
         executor = make_executor(jobs, dask,
-                                 work=sum(len(trike.opening_classes(n)) for n in sizes))
+                                 work=sum(len(opening_classes(n)) for n in sizes))
         executor_text = executor.describe()
         name = f"trike-{agent.replace(':', '-')}"
         rows_path = folder / f"{name}.rows.csv"
