@@ -224,6 +224,19 @@ def _simulated_section(results: Path, game: str, title: str) -> str:
     for png in (folder / "summary.png",):
         if png.exists():
             parts.append(_img(png, f"{title}: first-seat advantage"))
+    ladders = sorted(folder.glob("ladder-*.csv"))
+    if ladders:
+        parts.append("<h3>Strength ladders of the MCTS agents</h3>")
+        parts.append("<p>Each rung against <code>greedy</code> and against the rung below, "
+                     "the games split over the rung's seats; win rate and score (draws as "
+                     "half) with 95% Wilson intervals (<code>make ladders</code>).</p>")
+        for path in ladders:
+            lad = pd.read_csv(path)
+            parts.append(f"<h4>{html.escape(path.stem)}</h4>")
+            parts.append(_table(lad[["agent", "opponent", "games", "wins", "draws", "losses",
+                                     "win_rate", "win_low", "win_high", "score", "score_low",
+                                     "score_high"]]))
+        parts.append(_how([p.with_suffix(".meta.json") for p in ladders]))
     return "\n".join(parts)
 
 

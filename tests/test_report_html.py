@@ -30,6 +30,9 @@ def test_page_is_self_contained(page_file):
     assert (page_file.parent / "first-seat-advantage.png").stat().st_size > 10_000
     # findings are written from the tables: the Trike exact sizes are named
     assert "Solved exactly: every opening of sizes 2-8" in text
+    # the committed ladders and the calibration are on the page, with their agents
+    assert "Strength ladders of the MCTS agents" in text and "mcts-greedy:10000:4" in text
+    assert "Calibration: the agents against perfect play" in text and "mcts-solve:50000" in text
 
 
 def test_page_renders_in_headless_chromium(page_file, chromium):
