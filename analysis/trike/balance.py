@@ -117,17 +117,13 @@ def class_games(size: int, agent_text: str, seed: int, klass: int, point: int,
     """One task: games ``first_game .. first_game + games - 1`` of the agent against
     itself from one opening, no swap."""
     agent = trike_agents.parse_agent(agent_text)
-    game = agent.game(size)
     placer_wins = placer_wins_even = games_even = 0
     plies = 0
     for g in range(first_game, first_game + games):
-        stream = game_stream(np.uint64(seed), np.uint64(size << 32 | klass << 16 | g))
-        state = trike_agents.new_state(size, pie=False)
-        game.apply(state, point)
-        while game.legal(state):
-            game.apply(state, game.search(state, agent.spec, stream).action)
-            plies += 1
-        won = int(game.rewards(state)[0] == 1.0)
+        placer_won, n = agent.self_play(
+            size, (point,), game_stream(np.uint64(seed), np.uint64(size << 32 | klass << 16 | g)))
+        plies += n
+        won = int(placer_won)
         placer_wins += won
         if g % 2 == 0:
             placer_wins_even += won

@@ -253,19 +253,14 @@ def opening_games(size: int, agent_text: str, seed: int, klass: int, point: int,
                   games: int) -> dict:
     """One task: ``games`` agent-vs-agent games from one opening, no swap."""
     agent = trike_agents.parse_agent(agent_text)
-    game = agent.game(size)
     placer_wins = 0
     plies = 0
     t0 = time.perf_counter()
     for g in range(games):
-        stream = game_stream(np.uint64(seed), np.uint64(klass * games + g))
-        state = trike_agents.new_state(size, pie=False)
-        game.apply(state, point)
-        while game.legal(state):
-            res = game.search(state, agent.spec, stream)
-            game.apply(state, res.action)
-            plies += 1
-        placer_wins += int(game.rewards(state)[0] == 1.0)
+        won, n = agent.self_play(size, (point,),
+                                 game_stream(np.uint64(seed), np.uint64(klass * games + g)))
+        placer_wins += int(won)
+        plies += n
     return {"class": klass, "point": point, "games": games, "placer_wins": placer_wins,
             "mean_plies": plies / games, "seconds": round(time.perf_counter() - t0, 3)}
 
@@ -334,19 +329,14 @@ def reply_games(size: int, agent_text: str, seed: int, index: int, opening: int,
                 games: int) -> dict:
     """One task: ``games`` agent-vs-agent games after ``opening`` and ``reply``."""
     agent = trike_agents.parse_agent(agent_text)
-    game = agent.game(size)
     placer_wins = 0
     plies = 0
     t0 = time.perf_counter()
     for g in range(games):
-        stream = game_stream(np.uint64(seed), np.uint64(index * games + g))
-        state = trike_agents.new_state(size, pie=False)
-        game.apply(state, opening)
-        game.apply(state, reply)
-        while game.legal(state):
-            game.apply(state, game.search(state, agent.spec, stream).action)
-            plies += 1
-        placer_wins += int(game.rewards(state)[0] == 1.0)
+        won, n = agent.self_play(size, (opening, reply),
+                                 game_stream(np.uint64(seed), np.uint64(index * games + g)))
+        placer_wins += int(won)
+        plies += n
     return {"size": size, "index": index, "opening": opening, "reply": reply, "games": games,
             "placer_wins": placer_wins, "mean_plies": plies / games,
             "seconds": round(time.perf_counter() - t0, 3)}

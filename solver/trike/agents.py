@@ -478,6 +478,21 @@ class TrikeAgent:
         """One move's search from ``state`` (see :func:`trilab.solver.mcts.search`)."""
         return self.game(size).search(state, self.spec, stream, max_nodes=max_nodes)
 
+    def self_play(self, size: int, moves: tuple[int, ...], stream: np.ndarray
+                  ) -> tuple[bool, int]:
+        """One game against itself without the pie rule, after the actions ``moves``
+        (the opening, perhaps a reply), every search drawing from ``stream``:
+        ``(the placer won, plies the agent played)``."""
+        game = self.game(size)
+        state = new_state(size, pie=False)
+        for action in moves:
+            game.apply(state, action)
+        plies = 0
+        while game.legal(state):
+            game.apply(state, game.search(state, self.spec, stream).action)
+            plies += 1
+        return game.rewards(state)[0] == 1.0, plies
+
 
 def parse_agent(text: str) -> TrikeAgent:
     """``mcts:N``, ``mcts:Ns``, ``mcts-solve:N[:L]`` or ``mcts-solve:Ns[:L]``;
