@@ -249,21 +249,14 @@ def solve_region(t: np.ndarray, state: np.ndarray, limit: int, max_nodes: int,
                     pb = stack + depth * frame
                     if not result:  # the child loses: the parent wins
                         result = True
-                        _tt_store(scratch, tt, scratch[pb], scratch[pb + 1], scratch[pb + 2],
-                                  True)
-                        if depth == 0:
-                            return 1
-                        depth -= 1
-                        continue
-                    if scratch[pb + 3] == 0:  # the child wins and no move is left: a loss
+                    elif scratch[pb + 3] == 0:  # the child wins and no move is left: a loss
                         result = False
-                        _tt_store(scratch, tt, scratch[pb], scratch[pb + 1], scratch[pb + 2],
-                                  False)
-                        if depth == 0:
-                            return 0
-                        depth -= 1
-                        continue
-                    break  # the child wins: try the parent's next move
+                    else:
+                        break  # the child wins: try the parent's next move
+                    _tt_store(scratch, tt, scratch[pb], scratch[pb + 1], scratch[pb + 2], result)
+                    if depth == 0:
+                        return 1 if result else 0
+                    depth -= 1
                 continue
             scratch[base + 3] = n
         # ---- descend into the next untried move (they are taken from the end)
