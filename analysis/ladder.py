@@ -15,7 +15,9 @@ game loop (:func:`python_pairing`: one search per turn; ``greedy`` seats play th
 game's greedy playout for one turn), and depend on the machine and its load.
 
 ``python -m trilab.analysis.ladder GAME FAMILY N1,N2,... --games G --seed S --out CSV``
-writes the table and a ``.meta.json`` beside it (command, seed, games, timings).
+writes the table and a ``.meta.json`` beside it (command, seed, games, timings),
+after every pairing; a rerun with the same game, family, games, seed and opponent
+keeps the pairings the table already holds and plays only the missing ones.
 For the Trio board (three seats) the rung takes one seat against two ``greedy``
 seats (each seat in turn) and the pairing against the rung below puts the rung in
 one seat and the rung below in the other two; a win is the rung's seat winning.
@@ -149,6 +151,23 @@ def _row(a: str, b: str, w: int, d: int, lo: int, seconds: float) -> dict:
             "score_high": round(sh, 4), "seconds": round(seconds, 1)}
 
 
+def _finished(args) -> tuple[dict[tuple[str, str], dict], float]:
+    """The rows an earlier run of the same ladder wrote (keyed by agent and opponent)
+    and its seconds; nothing when the table is missing or was made with other
+    settings."""
+    meta_path = args.out.with_suffix(".meta.json")
+    if not (args.out.exists() and meta_path.exists()):
+        return {}, 0.0
+    import json
+    meta = json.loads(meta_path.read_text())
+    if [meta.get(k) for k in ("game", "family", "games_per_pairing", "seed", "opponent")] != \
+            [args.game, args.family, args.games, args.seed, args.opponent]:
+        return {}, 0.0
+    with args.out.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    return {(r["agent"], r["opponent"]): r for r in rows}, float(meta.get("seconds", 0.0))
+
+
 def _write(args, argv, budgets, rows, seconds) -> None:
     """The table so far and its ``.meta.json`` (rewritten after every pairing, so an
     interrupted ladder keeps the rungs it finished)."""
@@ -186,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, required=True)
     args = p.parse_args(argv)
     budgets = [x if x.endswith("s") else int(x) for x in args.budgets.split(",")]
+    done, earlier = _finished(args)
     rows = []
     t0 = time.perf_counter()
     for i, n in enumerate(budgets):
@@ -193,11 +213,15 @@ def main(argv: list[str] | None = None) -> int:
         pairs = [args.opponent] if args.no_below or i == 0 else \
             [args.opponent, args.family.format(n=budgets[i - 1])]
         for opp in pairs:
+            if (agent, opp) in done:
+                rows.append(done[(agent, opp)])
+                print(f"kept {agent} vs {opp} from {args.out}", flush=True)
+                continue
             play = python_pairing if _timed(agent) or _timed(opp) else pairing
             row = {"budget": n, **play(args.game, agent, opp, args.games, args.seed, {})}
             rows.append(row)
             print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
-            _write(args, argv, budgets, rows, time.perf_counter() - t0)
+            _write(args, argv, budgets, rows, earlier + time.perf_counter() - t0)
     return 0
 
 

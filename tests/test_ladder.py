@@ -69,3 +69,29 @@ def test_a_ladder_with_a_time_rung_writes_its_table(tmp_path):
     meta = json.loads(out.with_suffix(".meta.json").read_text())
     assert meta["complete"] is True and meta["budgets"] == [10, "0.002s"]
     assert ladder._timed("mcts:0.5s") and not ladder._timed("mcts-greedy:500:4")
+
+
+def test_a_rerun_keeps_the_finished_pairings_and_plays_only_the_new_ones(tmp_path, monkeypatch):
+    """An interrupted or extended ladder resumes: the pairings in the table are kept
+    as they are, the missing ones are played; other settings start afresh."""
+    out = tmp_path / "ladder.csv"
+    base = ["tabula-trivium", "mcts-greedy:{n}:4", "--games", "2", "--seed", "1",
+            "--out", str(out)]
+    assert ladder.main(base[:2] + ["10,20"] + base[2:]) == 0
+    first = pd.read_csv(out)
+    played = []
+    real = ladder.pairing
+
+    def counting(game, a, b, games, seed, options):
+        played.append((a, b))
+        return real(game, a, b, games, seed, options)
+
+    monkeypatch.setattr(ladder, "pairing", counting)
+    assert ladder.main(base[:2] + ["10,20,30"] + base[2:]) == 0
+    assert played == [("mcts-greedy:30:4", "greedy"), ("mcts-greedy:30:4", "mcts-greedy:20:4")]
+    again = pd.read_csv(out)
+    pd.testing.assert_frame_equal(again.iloc[:3], first)
+    assert json.loads(out.with_suffix(".meta.json").read_text())["rows"] == 5
+    played.clear()
+    assert ladder.main(base[:2] + ["10,20"] + base[2:5] + ["2"] + base[6:]) == 0
+    assert len(played) == 3
