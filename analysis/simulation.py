@@ -9,6 +9,11 @@ lengths, end reasons and the first-seat advantage, writes the study's files
 (:func:`simulate`) and collects a game's studies into one overview
 (:func:`report`).
 
+A study resumes: every finished chunk is saved in ``<table>.chunks/`` beside its
+table (with the settings it was played with) and a rerun of the same command
+plays only the missing chunks; the folder is removed once the table is written.
+A rerun with other settings (game, options, seed, chunk size) discards it.
+
 Definitions used in every report:
 
 * ``win_rate`` of a seat: games it won (alone or with its team) / games;
@@ -63,35 +68,88 @@ def run_games(
     executor=None,
     chunk: int = DEFAULT_CHUNK,
     progress: Callable | None = None,
+    checkpoint: Path | None = None,
 ) -> SimulationResult:
     """Play ``games`` games in chunks on ``executor`` (default: this process).
 
     ``progress(total=)`` makes a bar that is advanced by the number of games
-    of each finished chunk.
+    of each finished chunk.  ``checkpoint``: a folder where every finished chunk
+    is saved, and from which the chunks of an interrupted run with the same
+    settings are taken instead of being played again.
     """
     if games < 1:
         raise ValueError("games must be at least 1")
     if chunk < 1:
         raise ValueError("chunk must be at least 1")
     executor = executor or SerialExecutor()
-    tasks = [(spec.name, seed, s, min(chunk, games - s), config.icfg, config.fcfg)
-             for s in range(0, games, chunk)]
     winners = np.empty(games, dtype=np.int64)
     length = np.empty(games, dtype=np.int64)
     reason = np.empty(games, dtype=np.int64)
     digest = np.empty(games, dtype=np.uint64)
+    done = _saved_chunks(checkpoint, spec, config, seed, chunk) if checkpoint else {}
+    for s, (w, n, r, d) in done.items():
+        if s + len(w) <= games:
+            winners[s:s + len(w)], length[s:s + len(w)] = w, n
+            reason[s:s + len(w)], digest[s:s + len(w)] = r, d
+    tasks = [(spec.name, seed, s, min(chunk, games - s), config.icfg, config.fcfg)
+             for s in range(0, games, chunk)
+             if s not in done or len(done[s][0]) != min(chunk, games - s)]
     bar = progress(total=games) if progress else None
     t0 = time.perf_counter()
     try:
+        if bar is not None:
+            bar.update(games - sum(t[3] for t in tasks))
         for args, (w, n, r, d) in executor.run(play_chunk_task, tasks):
             s, c = args[2], args[3]
             winners[s:s + c], length[s:s + c], reason[s:s + c], digest[s:s + c] = w, n, r, d
+            if checkpoint:
+                _save_chunk(checkpoint, s, w, n, r, d)
             if bar is not None:
                 bar.update(c)
     finally:
         if bar is not None:
             bar.close()
     return SimulationResult(winners, length, reason, digest, time.perf_counter() - t0)
+
+
+def _chunk_settings(spec: GameSpec, config: GameConfig, seed: int, chunk: int) -> dict:
+    return {"game": spec.name, "seed": int(seed), "chunk": int(chunk),
+            "icfg": [int(x) for x in config.icfg], "fcfg": [float(x) for x in config.fcfg]}
+
+
+def _saved_chunks(folder: Path, spec: GameSpec, config: GameConfig, seed: int,
+                  chunk: int) -> dict[int, tuple]:
+    """The chunks an earlier run with the same settings saved in ``folder`` (first game
+    -> arrays); a folder of other settings is emptied and set up for these."""
+    settings = _chunk_settings(spec, config, seed, chunk)
+    path = folder / "settings.json"
+    if path.exists() and json.loads(path.read_text()) == settings:
+        out = {}
+        for f in folder.glob("chunk-*.npz"):
+            with np.load(f) as z:
+                out[int(f.stem.split("-")[1])] = (z["winners"], z["length"], z["reason"],
+                                                  z["digest"])
+        return out
+    if folder.exists():
+        for f in folder.iterdir():
+            f.unlink()
+    folder.mkdir(parents=True, exist_ok=True)
+    artifacts.write_json(path, settings)
+    return {}
+
+
+def _save_chunk(folder: Path, first: int, w, n, r, d) -> None:
+    tmp = folder / f"tmp-chunk-{first}.npz"
+    np.savez(tmp, winners=w, length=n, reason=r, digest=d)
+    tmp.replace(folder / f"chunk-{first}.npz")
+
+
+def remove_checkpoint(folder: Path) -> None:
+    """Delete a study's saved chunks (after its table is written)."""
+    if folder.exists():
+        for f in folder.iterdir():
+            f.unlink()
+        folder.rmdir()
 
 
 # ------------------------------------------------------------------ tables and plots
@@ -326,8 +384,10 @@ def simulate(
     for suffix in (".parquet", ".png", ".meta.json"):
         output_path(csv.with_suffix(suffix))
     executor = make_executor(jobs, dask, work=-(-games // chunk))
+    checkpoint = csv.with_suffix(".chunks")
     try:
-        res = run_games(spec, config, games, seed, executor, chunk, progress=progress)
+        res = run_games(spec, config, games, seed, executor, chunk, progress=progress,
+                        checkpoint=checkpoint)
     finally:
         executor.close()
     summary = summarise(spec, config, res, seed)
@@ -346,6 +406,7 @@ def simulate(
         files_out.csv(csv, seat_table(config, res))
         files_out.figure(csv.with_suffix(".png"), fig)
         files_out.json(csv.with_suffix(".meta.json"), meta)
+    remove_checkpoint(checkpoint)
     files = [csv, csv.with_suffix(".meta.json"), csv.with_suffix(".png"),
              csv.with_suffix(".parquet")]
     return SimulateOutcome(summary, files)

@@ -83,7 +83,10 @@ GAMES: dict[str, GameInfo] = {
                       "memory": "remembers every reveal, completes sure trios",
                       "forgetful:P": "memory that forgets each record with probability P",
                       "deduce": "exact belief over the hidden cards; sure trios, else the "
-                                "best estimated trio chance"},
+                                "best estimated trio chance",
+                      "ismcts:N": "information-set MCTS, N determinizations a reveal, "
+                                  "memory playouts",
+                      "ismcts-deduce:N": "ismcts:N with deduce playouts"},
             end_reasons=("three trios", "linked trios", "sevens", "turn cap"),
             examples=({"players": 3, "policies": ["random"]},
                       {"players": 5, "mode": "spicy", "policies": ["memory"]},
@@ -96,6 +99,7 @@ GAMES: dict[str, GameInfo] = {
             bad_options=(({"players": 7}, "players"),
                          ({"players": 5, "teams": True}, "team play needs 4 or 6 players"),
                          ({"policies": ["clever"]}, "unknown policy"),
+                         ({"policies": ["ismcts:0"]}, "bad policy 'ismcts:0'"),
                          ({"mode": "mild"}, "mode")),
         ),
         GameInfo(

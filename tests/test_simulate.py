@@ -141,3 +141,50 @@ def test_report_collects_the_studies(tmp_path):
     assert (tmp_path / "trio-cards" / "summary.png").exists()
     empty = run("report", "tabula-trivium", "--results-dir", str(tmp_path))
     assert empty.exit_code == 2 and "no studies" in empty.stderr
+
+
+def test_an_interrupted_study_resumes_from_its_saved_chunks(tmp_path, monkeypatch):
+    """Every finished chunk is saved beside the table; a rerun plays only the missing
+    chunks and gives the uninterrupted run's table; the saved chunks go once it is
+    written; other settings start afresh."""
+    options = {"players": 3, "policies": ["memory", "random", "deduce"]}
+    whole = simulation.simulate("trio-cards", options, 40, seed=3, chunk=10,
+                                out=tmp_path / "whole.csv")
+    out = tmp_path / "t.csv"
+    real = simulation.play_chunk_task
+    played = []
+
+    def stops_after_two(game, seed, first, count, icfg, fcfg):
+        if len(played) == 2:
+            raise KeyboardInterrupt
+        played.append(first)
+        return real(game, seed, first, count, icfg, fcfg)
+
+    monkeypatch.setattr(simulation, "play_chunk_task", stops_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        simulation.simulate("trio-cards", options, 40, seed=3, chunk=10, out=out)
+    assert not out.exists()
+    assert sorted(p.name for p in out.with_suffix(".chunks").glob("chunk-*")) == [
+        "chunk-0.npz", "chunk-10.npz"]
+    played.clear()
+
+    def counts(game, seed, first, count, icfg, fcfg):
+        played.append(first)
+        return real(game, seed, first, count, icfg, fcfg)
+
+    monkeypatch.setattr(simulation, "play_chunk_task", counts)
+    again = simulation.simulate("trio-cards", options, 40, seed=3, chunk=10, out=out)
+    assert played == [20, 30]
+    assert again.summary["seats"] == whole.summary["seats"]
+    assert pd.read_parquet(out.with_suffix(".parquet")).equals(
+        pd.read_parquet(tmp_path / "whole.parquet"))
+    assert not out.with_suffix(".chunks").exists()
+    # chunks of other settings are not taken
+    monkeypatch.setattr(simulation, "play_chunk_task", stops_after_two)
+    played.clear()
+    with pytest.raises(KeyboardInterrupt):
+        simulation.simulate("trio-cards", options, 40, seed=3, chunk=10, out=out)
+    played.clear()
+    monkeypatch.setattr(simulation, "play_chunk_task", counts)
+    simulation.simulate("trio-cards", options, 40, seed=4, chunk=10, out=out)
+    assert played == [0, 10, 20, 30]
