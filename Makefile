@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint golden bench results results-mc results-8 results-agents results-calibration results-balance results-mcts ladders report clean
+.PHONY: install demo test lint golden bench results results-mc results-8 results-agents results-calibration results-balance results-mcts results-trio-strong ladders report clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,39 @@ ladders: install
 	nice -n 10 $(PY) -m trilab.analysis.ladder tabula-trivium "mcts-greedy:{n}:4" 0.02s,0.1s --games 20 --seed 5 --out results/tabula-trivium/ladder-mcts-greedy-4-seconds.csv
 	nice -n 10 $(PY) -m trilab.analysis.ladder trio-board "mcts-greedy:{n}:4" 0.02s,0.1s --games 60 --seed 5 --out results/trio-board/ladder-mcts-greedy-4-seconds.csv
 	nice -n 10 $(PY) -m trilab.analysis.ladder trio-board "mcts-greedy:{n}:4" 250,1000,4000,10000 --games 240 --seed 5 --out results/trio-board/ladder-mcts-greedy-4.csv
+
+# Issue 21: the Trio card game between strong players.  Strength: the tested policy in one
+# seat against memory (or deduce) in the others, in every seat position, then the summary
+# over the positions; then deduce in every seat for every table the memory study covers
+# (3 players: 20,000 games; 4 players 8,000, 4 with teams 10,000, 5 players 6,000,
+# 6 players 5,500, 6 with teams 8,500: about +-1 point a seat).  Chunks of 100-500 games are
+# saved as they finish, so an interrupted run resumes where it stopped.
+TRIO_STRENGTH = results/trio-cards/strength
+results-trio-strong: install
+	for k in 0 1 2; do \
+	  pol=$$(echo memory,memory,memory | awk -F, -v k=$$k -v p=ismcts:1000 '{$$(k+1)=p; OFS=","; print $$1,$$2,$$3}'); \
+	  $(VENV)/bin/trilab simulate trio-cards --policy $$pol --games 1000 --seed 2101 --chunk 100 \
+	    --out $(TRIO_STRENGTH)/p3-simple-ismcts-1000-seat$$k.csv || exit 1; done
+	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p3-simple-ismcts-1000
+	for k in 0 1 2; do \
+	  pol=$$(echo deduce,deduce,deduce | awk -F, -v k=$$k -v p=ismcts:1000 '{$$(k+1)=p; OFS=","; print $$1,$$2,$$3}'); \
+	  $(VENV)/bin/trilab simulate trio-cards --policy $$pol --games 1000 --seed 2101 --chunk 100 \
+	    --out $(TRIO_STRENGTH)/p3-simple-ismcts-1000-vs-deduce-seat$$k.csv || exit 1; done
+	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p3-simple-ismcts-1000-vs-deduce
+	for mode in simple spicy; do \
+	  $(VENV)/bin/trilab simulate trio-cards --players 3 --mode $$mode --policy deduce \
+	    --games 20000 --seed 2026 --out results/trio-cards/deduce/p3-$$mode-deduce.csv || exit 1; \
+	  $(VENV)/bin/trilab simulate trio-cards --players 4 --mode $$mode --policy deduce \
+	    --games 8000 --seed 2026 --chunk 500 --out results/trio-cards/deduce/p4-$$mode-deduce.csv || exit 1; \
+	  $(VENV)/bin/trilab simulate trio-cards --players 4 --mode $$mode --teams --policy deduce \
+	    --games 10000 --seed 2026 --chunk 500 --out results/trio-cards/deduce/p4-$$mode-teams-deduce.csv || exit 1; \
+	  $(VENV)/bin/trilab simulate trio-cards --players 5 --mode $$mode --policy deduce \
+	    --games 6000 --seed 2026 --chunk 100 --out results/trio-cards/deduce/p5-$$mode-deduce.csv || exit 1; done
+	for mode in simple spicy; do \
+	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode $$mode --teams --policy deduce \
+	    --games 8500 --seed 2026 --chunk 100 --out results/trio-cards/deduce/p6-$$mode-teams-deduce.csv || exit 1; \
+	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode $$mode --policy deduce \
+	    --games 5500 --seed 2026 --chunk 100 --out results/trio-cards/deduce/p6-$$mode-deduce.csv || exit 1; done
 
 bench: install
 	$(PY) benchmarks/bench_cli.py --cli 2 6 --tt 5 6 7
