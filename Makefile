@@ -141,7 +141,7 @@ results-mcts: install
 	    --games $(MCTS_SELF_GAMES) --seed 2026 --chunk 10 --jobs $(MC_JOBS) || exit 1; done
 	# the Trio board seat study at a second budget, on the flat part of the ladder (issue 24)
 	$(VENV)/bin/trilab simulate trio-board --fortress sides --policy mcts-greedy:4000:4 \
-	  --games 2000 --seed 2026 --chunk 20 --jobs $(MC_JOBS)
+	  --games 1000 --seed 2026 --chunk 20 --jobs $(MC_JOBS)
 	$(VENV)/bin/trilab report tabula-trivium
 	$(VENV)/bin/trilab report trio-board
 
