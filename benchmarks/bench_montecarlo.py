@@ -98,8 +98,9 @@ def main() -> None:
             "speedup_2_jobs": round(walls[1] / walls[2], 2),
         }
         rows.append(row)
-        print(f"{game} {options}: engine {eng_rate:,.0f} games/s, reference {ref_rate:,.1f} "
-              f"games/s ({row['speedup_vs_reference']}x); 1 job {walls[1]:.2f} s, "
+        ref_text = f"reference {ref_rate:,.1f} games/s ({row['speedup_vs_reference']}x)" \
+            if m else "no reference twin"
+        print(f"{game} {options}: engine {eng_rate:,.0f} games/s, {ref_text}; 1 job {walls[1]:.2f} s, "
               f"2 jobs {walls[2]:.2f} s ({row['speedup_2_jobs']}x)", flush=True)
     out = Path(args.out)
     artifacts.append_csv(out, rows)
