@@ -101,7 +101,8 @@ def main() -> None:
         ref_text = f"reference {ref_rate:,.1f} games/s ({row['speedup_vs_reference']}x)" \
             if m else "no reference twin"
         print(f"{game} {options}: engine {eng_rate:,.0f} games/s, {ref_text}; "
-              f"1 job {walls[1]:.2f} s, 2 jobs {walls[2]:.2f} s ({row['speedup_2_jobs']}x)", flush=True)
+              f"1 job {walls[1]:.2f} s, 2 jobs {walls[2]:.2f} s ({row['speedup_2_jobs']}x)",
+              flush=True)
     out = Path(args.out)
     artifacts.append_csv(out, rows)
     print(f"appended {len(rows)} rows to {out}")
