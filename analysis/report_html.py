@@ -224,6 +224,8 @@ def _simulated_section(results: Path, game: str, title: str) -> str:
     for png in (folder / "summary.png",):
         if png.exists():
             parts.append(_img(png, f"{title}: first-seat advantage"))
+    if game == "trio-cards":
+        parts.append(_strong_players(results))
     ladders = sorted(folder.glob("ladder-*.csv"))
     if ladders:
         parts.append("<h3>Strength ladders of the MCTS agents</h3>")
@@ -237,6 +239,39 @@ def _simulated_section(results: Path, game: str, title: str) -> str:
                                      "win_rate", "win_low", "win_high", "score", "score_low",
                                      "score_high"]]))
         parts.append(_how([p.with_suffix(".meta.json") for p in ladders]))
+    return "\n".join(parts)
+
+
+def _strong_players(results: Path) -> str:
+    """The card game between strong players: the seat studies with ``deduce`` in every
+    seat beside those with ``memory``, and the strength tables (one policy in one seat,
+    every seat position)."""
+    from trilab.analysis.trio_cards_strength import seat_comparison
+
+    parts = []
+    comp = seat_comparison(results)
+    if not comp.empty:
+        flips = comp[(comp.memory_high < 0) & (comp.deduce_low > 0)]
+        parts.append("<h3>Between strong players: <code>deduce</code> in every seat</h3>")
+        parts.append(
+            f"<p>The first seat's advantage (win rate minus fair share, 95% interval) with "
+            f"<code>memory</code> and with <code>deduce</code> (exact belief over the hidden "
+            f"cards) in every seat, for {len(comp)} tables. In {len(flips)} of them the "
+            "first seat's disadvantage between <code>memory</code> players becomes an "
+            "advantage between <code>deduce</code> players (both intervals exclude 0).</p>")
+        parts.append(_table(comp))
+        parts.append(_how(sorted((results / "trio-cards" / "deduce").glob("*.meta.json"))))
+    strength = sorted(p for p in (results / "trio-cards" / "strength").glob("*.csv")
+                      if "-seat" not in p.stem) if (results / "trio-cards").exists() else []
+    if strength:
+        parts.append("<h3>Strength: one policy in one seat, every seat position</h3>")
+        parts.append("<p>The tested policy in one seat, the others of the table as named; the "
+                     "row <code>mean</code> averages the seat positions, so the seat effect "
+                     "cancels (fair share 1/3).</p>")
+        for path in strength:
+            parts.append(f"<h4>{html.escape(path.stem)}</h4>")
+            parts.append(_table(pd.read_csv(path)))
+        parts.append(_how([p.with_suffix(".meta.json") for p in strength]))
     return "\n".join(parts)
 
 

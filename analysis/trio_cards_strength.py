@@ -7,6 +7,9 @@ and 95% Wilson interval) and a row ``mean`` (the average over the positions, so
 the seat effect cancels, with a normal interval from the independent runs), and
 ``<prefix>.meta.json`` beside it (the command and the tables it read).
 
+:func:`seat_comparison` puts the seat studies with ``memory`` in every seat beside
+those with ``deduce`` in every seat, one row per table (players, mode, teams).
+
     python -m trilab.analysis.trio_cards_strength results/trio-cards/strength/p3-simple-deduce
 """
 
@@ -19,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 from trilab.analysis import artifacts
+from trilab.analysis.simulation import collect
 
 
 def summarize(prefix: str) -> list[dict]:
@@ -44,6 +48,38 @@ def summarize(prefix: str) -> list[dict]:
         out.json(f"{prefix}.meta.json", artifacts.base_metadata(
             sources=sources, regenerate=f"python -m trilab.analysis.trio_cards_strength {prefix}"))
     return rows
+
+
+def _equal(table: pd.DataFrame, policy: str) -> pd.DataFrame:
+    """The studies of ``table`` with ``policy`` in every seat."""
+    if table.empty:
+        return table
+    keep = table.policies.map(lambda p: set(p.split(",")) == {policy})
+    return table[keep].drop_duplicates(["players", "mode", "teams"], keep="last")
+
+
+def seat_comparison(results: str | Path) -> pd.DataFrame:
+    """Per table (players, mode, teams): the first seat's advantage (its win rate minus
+    its fair share, 95% interval) with ``memory`` in every seat and with ``deduce`` in
+    every seat, the games of each and deduce's turn-cap share."""
+    folder = Path(results) / "trio-cards"
+    memory = _equal(collect(folder), "memory") if folder.exists() else pd.DataFrame()
+    deduce = _equal(collect(folder / "deduce"), "deduce") if (folder / "deduce").exists() \
+        else pd.DataFrame()
+    cols = ["players", "mode", "teams", "memory_games", "memory_advantage", "memory_low",
+            "memory_high", "deduce_games", "deduce_advantage", "deduce_low", "deduce_high",
+            "deduce_unfinished"]
+    if memory.empty or deduce.empty:
+        return pd.DataFrame(columns=cols)
+    keys = ["players", "mode", "teams"]
+    m = memory[keys + ["games", "first_seat_advantage", "ci_low", "ci_high"]].rename(
+        columns={"games": "memory_games", "first_seat_advantage": "memory_advantage",
+                 "ci_low": "memory_low", "ci_high": "memory_high"})
+    d = deduce.assign(deduce_unfinished=deduce.unfinished / deduce.games)[
+        keys + ["games", "first_seat_advantage", "ci_low", "ci_high", "deduce_unfinished"]]
+    d = d.rename(columns={"games": "deduce_games", "first_seat_advantage": "deduce_advantage",
+                          "ci_low": "deduce_low", "ci_high": "deduce_high"})
+    return m.merge(d, on=keys).sort_values(keys).reset_index(drop=True)[cols]
 
 
 if __name__ == "__main__":

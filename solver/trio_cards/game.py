@@ -66,6 +66,10 @@ one per seat, or in team play one per team):
   that trios leave, which the engine keeps for it) gives the probability of
   every reveal; it takes sure trios, else the reveal with the best estimated
   trio chance.  It draws no random number.
+* ``ismcts:N`` / ``ismcts-deduce:N`` -- see :mod:`trilab.solver.trio_cards.ismcts`:
+  ``N`` iterations of single-observer information-set MCTS a reveal (determinizations
+  drawn from the seat's belief, ``deduce``'s reveal as the root's prior), with
+  ``memory`` resp. ``deduce`` playouts.  It draws from the game's stream.
 
 **[choice]** :data:`REVEAL_ORDER`: legal reveals are listed as, for each seat
 0..n-1, its low reveal then its high reveal (when it has 1 resp. 2+ unrevealed

@@ -20,17 +20,25 @@ them (``C`` = :data:`EXPLORATION`; rewards 1 for a win of the mover's team, 0
 otherwise, the turn cap included).  A reveal is followed by the card it shows
 in the determinization: the child of a node is keyed by (reveal, value).  The
 visits and wins are kept per reveal at the node (over all the values it showed).
-Selection takes the first untried reveal in :data:`REVEAL_ORDER
-<trilab.solver.trio_cards.game.REVEAL_ORDER>`, else the best UCB1 (first best in
-that order).  One node is added an iteration.  The tree stops at a team swap
-(a swap changes the seat's own hand in a way the key does not show); the
-playout goes on from there.
+Selection maximises UCB1 plus a prior bonus ``PRIOR / (visits + 1)`` for the
+heuristic's reveal (``deduce``'s at the root, ``memory``'s below it, on the
+determinized cards as that seat sees them), an untried reveal counting
+:data:`FIRST_PLAY` (first best in :data:`REVEAL_ORDER
+<trilab.solver.trio_cards.game.REVEAL_ORDER>`).  One node is added an
+iteration.  The tree stops at a team swap (a swap changes the seat's own hand in
+a way the key does not show); the playout goes on from there.
 
 **Playouts.**  Every seat plays ``memory`` (:func:`.rules.memory_playout`) to
 the end of the game or the turn cap.
 
 **The choice.**  The reveal of the root with the most visits (first in reveal
-order on a tie).  One legal reveal is played at once without a search.  When the
+order on a tie), if it is ``deduce``'s reveal or beats it clearly: its win rate
+at least :data:`CONFIDENCE` standard errors above that of ``deduce``'s reveal;
+otherwise ``deduce``'s reveal.  (Measured in 3-player simple games against two
+``deduce`` seats, 300 games a seat position: with ``memory`` playouts the
+most-visited rule alone wins 24.1% of games, this rule 30.2%; the playouts'
+``memory`` opponents are not the ``deduce`` opponents of the real game.)  One
+legal reveal is played at once without a search.  When the
 belief has no consistent deal within its state bound (``Z = 0``, six-player
 positions) the policy returns -1 and the engine plays ``memory``.
 
@@ -80,6 +88,7 @@ from trilab.solver.trio_cards.rules import (
 EXPLORATION = 0.7
 FIRST_PLAY = 0.5  # the value of an untried reveal
 PRIOR = 1.0  # bonus of the heuristic's reveal, PRIOR / (visits + 1)
+CONFIDENCE = 2.0  # the most visited reveal replaces deduce's only this many standard errors better
 
 # tree_i columns: first child, next sibling, key (13 * reveal + value), visits, then
 # the visits of every reveal; tree_w: the wins of every reveal
@@ -309,7 +318,17 @@ def ismcts_choice(o: int, rs: np.ndarray, budget: int, icfg: np.ndarray, team: n
         if tree_i[0, T_N + x] > most:
             most = tree_i[0, T_N + x]
             a = x
-    return a
+    if a == root_hint or CONFIDENCE <= 0.0:
+        return a
+    # leave deduce's reveal only for a clearly better one
+    nh = tree_i[0, T_N + root_hint]
+    na = tree_i[0, T_N + a]
+    if nh == 0:
+        return a
+    mh = tree_w[0, root_hint] / nh
+    ma = tree_w[0, a] / na
+    se = math.sqrt(max(ma * (1.0 - ma), 0.25 / na) / na + max(mh * (1.0 - mh), 0.25 / nh) / nh)
+    return a if ma - mh > CONFIDENCE * se else root_hint
 
 
 # ---------------------------------------------------------------- Python helper (tests, tools)
