@@ -9,9 +9,10 @@ lengths, end reasons and the first-seat advantage, writes the study's files
 (:func:`simulate`) and collects a game's studies into one overview
 (:func:`report`).
 
-A study resumes: every finished chunk is saved in ``<table>.chunks/`` beside its
-table (with the settings it was played with) and a rerun of the same command
-plays only the missing chunks; the folder is removed once the table is written.
+A study of more than one chunk resumes: every finished chunk is saved in
+``<table>.chunks/`` beside its table (with the settings it was played with) and a
+rerun of the same command plays only the missing chunks; the folder is removed
+once the table is written (it stays, as the run's record, when writing fails).
 A rerun with other settings (game, options, seed, chunk size) discards it.
 
 Definitions used in every report:
@@ -384,7 +385,8 @@ def simulate(
     for suffix in (".parquet", ".png", ".meta.json"):
         output_path(csv.with_suffix(suffix))
     executor = make_executor(jobs, dask, work=-(-games // chunk))
-    checkpoint = csv.with_suffix(".chunks")
+    # a study of one chunk has nothing to resume: no saved chunks
+    checkpoint = csv.with_suffix(".chunks") if games > chunk else None
     try:
         res = run_games(spec, config, games, seed, executor, chunk, progress=progress,
                         checkpoint=checkpoint)
@@ -406,7 +408,8 @@ def simulate(
         files_out.csv(csv, seat_table(config, res))
         files_out.figure(csv.with_suffix(".png"), fig)
         files_out.json(csv.with_suffix(".meta.json"), meta)
-    remove_checkpoint(checkpoint)
+    if checkpoint is not None:
+        remove_checkpoint(checkpoint)
     files = [csv, csv.with_suffix(".meta.json"), csv.with_suffix(".png"),
              csv.with_suffix(".parquet")]
     return SimulateOutcome(summary, files)

@@ -409,11 +409,18 @@ def test_a_reply_stopped_midway_loses_at_most_the_answer_in_progress(
 
 
 def test_a_time_limit_inside_a_reply_keeps_its_proven_answers(tmp_path):
+    """A time limit that stops the run inside a reply keeps the answers it proved
+    there (the limit grows until it falls after a first answer: machines differ)."""
     ckpt = tmp_path / "c.json"
-    with pytest.raises(trike_openings.Interrupted):
-        trike_openings.run(6, tt_mb=16, split="replies", checkpoint_path=ckpt,
-                           time_limit=0.5)
-    answers = json.loads(ckpt.read_text())["answers"]
+    answers = {}
+    for limit in (0.5, 1.0, 2.0, 4.0, 8.0):
+        ckpt.unlink(missing_ok=True)
+        with pytest.raises(trike_openings.Interrupted):
+            trike_openings.run(6, tt_mb=16, split="replies", checkpoint_path=ckpt,
+                               time_limit=limit)
+        answers = json.loads(ckpt.read_text())["answers"]
+        if any(rows for by_reply in answers.values() for rows in by_reply.values()):
+            break
     assert any(rows for by_reply in answers.values() for rows in by_reply.values())
     full = trike_openings.run(6, tt_mb=16, split="class")
     resumed = trike_openings.run(6, tt_mb=16, split="replies", checkpoint_path=ckpt)
