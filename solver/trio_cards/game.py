@@ -114,7 +114,6 @@ from trilab.solver.game_api import GameConfig, GameSpec
 from trilab.solver.jit import kernel
 from trilab.solver.rng import game_stream
 from trilab.solver.trio_cards import belief, ismcts
-from trilab.solver.trio_cards.deduce import deduce_choice
 from trilab.solver.trio_cards.ismcts import ismcts_choice
 from trilab.solver.trio_cards.reference import reference_game
 from trilab.solver.trio_cards.rules import (  # re-exported: the game's names in one place
@@ -165,7 +164,7 @@ from trilab.solver.trio_cards.rules import (  # re-exported: the game's names in
     is_linked,
     legal_reveals,
     memory_choice,
-    pick,
+    policy_choice,
     reveal_step,
     swap_code,
     team_swaps,
@@ -261,21 +260,17 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
         while True:
             n_legal = legal_reveals(n, n_mid, hsize, rlo, rhi, mid, mrev, legal)
             a = -1
-            if policy == RANDOM:
-                a = pick(rs, legal, n_legal)
-            elif policy == DEDUCE:
-                a = deduce_choice(p, team[p], mode, n, n_mid, hands, hsize, rlo, rhi, mid,
-                                  mrev, turn, owner, hknow, mknow, bnd, legal, n_legal, bi, bf,
-                                  score, dl, dh, pl, ph, used)
-            elif policy == ISMCTS:
+            if policy == ISMCTS:
                 a = ismcts_choice(p, rs, icfg[I_BUDGET + p], icfg, team, tn, hands, hsize, rlo,
                                   rhi, mid, mrev, turn, owner, hknow, mknow, bnd, legal,
                                   n_legal, bi, bf, wi, tree_i, tree_w, icfg[I_PLAYOUT + p],
                                   bi2, bf2, score, dl, dh, pl, ph, used)
             if a < 0:
-                a = memory_choice(p, rs, team[p], mode, n, n_mid, hands, hsize, rlo, rhi, mid,
-                                  mrev, turn, owner, hknow, mknow, legal, n_legal, cand, acc,
-                                  loc, pool)
+                plain = MEMORY if policy == ISMCTS else policy  # ismcts without a belief
+                a = policy_choice(plain, p, rs, team[p], mode, n, n_mid, hands, hsize, rlo,
+                                  rhi, mid, mrev, turn, owner, hknow, mknow, bnd, legal,
+                                  n_legal, cand, acc, loc, pool, bi, bf, score, dl, dh, pl, ph,
+                                  used)
             status, h = reveal_step(a, p, icfg, team, hands, hsize, rlo, rhi, mid, mrev, turn,
                                     owner, hknow, mknow, bnd, tacts, acc, track, h)
             if status == GO_ON:
