@@ -118,6 +118,56 @@ def test_bit_scan_playout_equals_walking_the_rays(size):
             trike_agents.S_CELLS:], slow[trike_agents.S_CELLS:])
 
 
+def _tactical_replay(game, size: int, pie: bool, stream: PyRng) -> tuple[np.ndarray, int]:
+    """The tactical playout in pure Python over the game's own move list: a move that
+    ends the game is found by playing it and asking for the replies (no trap formula),
+    then the same draws as the kernel (swap draw, winning trap, rejection of losing
+    traps)."""
+    state = trike_agents.new_state(size, pie=pie)
+    game.apply(state, stream.below(trike.n_points(size)))
+    plies = 1
+    while actions := game.legal(state):
+        moves = [a for a in actions if a != trike.n_points(size)]
+        if len(moves) < len(actions) and stream.below(len(moves) + 1) == len(moves):
+            game.apply(state, trike.n_points(size))
+            plies += 1
+            continue
+        mover = game.seat(state)
+        winning, losing = None, set()
+        for a in moves:
+            after = state.copy()
+            game.apply(after, a)
+            if not game.legal(after):
+                if game.rewards(after)[mover] == 1.0:
+                    winning = a
+                    break
+                losing.add(a)
+        if winning is not None:
+            game.apply(state, winning)
+            return state, plies + 1
+        while True:
+            a = moves[stream.below(len(moves))]
+            if len(losing) == len(moves) or a not in losing:
+                break
+        game.apply(state, a)
+        plies += 1
+    return state, plies
+
+
+@pytest.mark.parametrize("size", [2, 3, 5, 8, 13, 19])
+def test_tactical_playout_equals_its_python_twin(size):
+    """``tactical_playout`` (the ``mcts-tact`` playouts) against a pure-Python replay of
+    its rules and random draws: the same final state and plies."""
+    game = trike_agents.agent_game(size, tactics=True)
+    t = trike_agents.tables(size, tactics=True)
+    for g in range(30):
+        pie = g % 3 == 0
+        fast = trike_agents.new_state(size, pie=pie)
+        plies = trike_agents.tactical_playout(t, fast, _stream(33, g))
+        slow, slow_plies = _tactical_replay(game, size, pie, PyRng(33, g))
+        assert (plies, fast.tolist()) == (slow_plies, slow.tolist())
+
+
 def test_playouts_kernel_agrees_with_single_playouts():
     size = 6
     game = trike_agents.agent_game(size)

@@ -150,10 +150,14 @@ def test_mcts_solve_plays_a_won_endgame_to_the_win_and_proves_it():
 
 @pytest.mark.parametrize("text,limit", [("mcts-solve:100", trike_agents.ENDGAME_LIMIT),
                                         ("mcts-solve:2s", trike_agents.ENDGAME_LIMIT),
-                                        ("mcts-solve:100:12", 12), ("mcts:100", 0)])
+                                        ("mcts-solve:100:12", 12), ("mcts:100", 0),
+                                        ("mcts-trap:100", trike_agents.ENDGAME_LIMIT),
+                                        ("mcts-trap:1s:10", 10)])
 def test_parse_trike_agents(text, limit):
     agent = trike_agents.parse_agent(text)
     assert agent.endgame_limit == limit and agent.text == text
+    assert agent.tactics == text.startswith("mcts-trap")
+    assert agent.game(5).tables[trike_agents.T_TACTICS] == int(agent.tactics)
     assert agent.endgame_nodes == (trike_agents.ENDGAME_NODES if limit else 0)
     assert agent.game(5).playout_scratch == (scratch_size(limit) if limit else 0)
 
@@ -162,7 +166,7 @@ def test_parse_trike_agents(text, limit):
     ("greedy", "unknown agent"), ("mcts-solve", "needs a budget"),
     ("mcts-solve:0", "at least 1"), ("mcts-solve:100:0", "1.."),
     (f"mcts-solve:100:{MAX_LIMIT + 1}", "1.."), ("mcts-solve:100:x", "whole number"),
-    ("mcts-solve:nans", "finite")])
+    ("mcts-solve:nans", "finite"), ("mcts-trap:0", "at least 1"), ("mcts-trapx:5", "unknown")])
 def test_bad_trike_agents_are_refused_in_one_line(text, message):
     with pytest.raises(ValueError, match=message) as e:
         trike_agents.parse_agent(text)

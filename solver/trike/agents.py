@@ -41,7 +41,9 @@ Tables (``int64``, one flat array so that every game's agent kernels share
 one signature, see :mod:`trilab.solver.mcts`): ``T_SIZE``, ``T_POINTS``,
 ``T_WIDTH``, ``T_LINES`` (where the line words start in a state),
 ``T_ENDGAME_LIMIT`` and ``T_ENDGAME_NODES`` (the playout's exact endgames, 0: none;
-:mod:`trilab.solver.trike.endgame`), then the cell of each point, then the point of each cell
+:mod:`trilab.solver.trike.endgame`), ``T_TACTICS`` (1: the playouts see the moves that
+end the game, :func:`tactical_playout`), then the cell of each point, then the point of
+each cell
 (``-1`` off the board).
 """
 
@@ -73,8 +75,9 @@ BORDER = 3
 S_PAWN, S_COUNT, S_B_SEAT, S_PIE_RULE = range(4)
 S_CELLS = 4
 
-T_SIZE, T_POINTS, T_WIDTH, T_LINES, T_ENDGAME_LIMIT, T_ENDGAME_NODES = range(6)
-T_CELL_OF_POINT = 6
+T_SIZE, T_POINTS, T_WIDTH, T_LINES, T_ENDGAME_LIMIT, T_ENDGAME_NODES, T_TACTICS = range(7)
+T_CELL_OF_POINT = 7
+
 
 
 def n_points(size: int) -> int:
@@ -100,19 +103,21 @@ def cell_of(size: int, row: int, col: int) -> int:
 
 
 @functools.cache
-def tables(size: int, endgame_limit: int = 0, endgame_nodes: int = 0) -> np.ndarray:
+def tables(size: int, endgame_limit: int = 0, endgame_nodes: int = 0,
+           tactics: bool = False) -> np.ndarray:
     """The flat ``int64`` table of one board side (built once, read-only); with
     ``endgame_limit > 0`` the playout kernel first solves pawn regions of at most
     that many points exactly (:mod:`trilab.solver.trike.endgame`, at most
-    ``endgame_nodes`` nodes a solve)."""
+    ``endgame_nodes`` nodes a solve); with ``tactics`` its random playouts are
+    :func:`tactical_playout`."""
     check_size(size)
     npts = n_points(size)
     w = width(size)
     cell_of_point = np.array([cell_of(size, r, c) for r, c in point_coords(size)], dtype=np.int64)
     point_of_cell = np.full(w * w, -1, dtype=np.int64)
     point_of_cell[cell_of_point] = np.arange(npts)
-    header = np.array([size, npts, w, S_CELLS + w * w, endgame_limit, endgame_nodes],
-                      dtype=np.int64)
+    header = np.array([size, npts, w, S_CELLS + w * w, endgame_limit, endgame_nodes,
+                       int(tactics)], dtype=np.int64)
     flat = np.concatenate([header, cell_of_point, point_of_cell])
     flat.setflags(write=False)
     return flat
@@ -266,6 +271,120 @@ def random_playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray) -> int:
         plies += 1
 
 
+@nb.njit(cache=True, inline="always")
+def trap_result(t: np.ndarray, state: np.ndarray, cell: int, colour: int) -> int:
+    """What putting a checker of ``colour`` (the pawn's move) on the empty ``cell`` next
+    to the pawn does: 0 if the game goes on (``cell`` has an empty neighbour), else
+    the game ends with the other side trapped: 1 if the mover wins, -1 if it loses."""
+    w = t[T_WIDTH]
+    m = 1 if colour == BLACK else -1
+    for step in (1, -1, w, -w, w + 1, -w - 1):
+        c = state[S_CELLS + cell + step]
+        if c == EMPTY:
+            return 0
+        if c == BLACK:
+            m += 1
+        elif c == WHITE:
+            m -= 1
+    return 1 if (m > 0) == (colour == BLACK) else -1
+
+
+@nb.njit(cache=True, inline="always")
+def _step_index(diff: int, w: int) -> int:
+    """Which of the six steps ``diff`` is (0..5), -1 for a farther move."""
+    if diff == 1:
+        return 0
+    if diff == -1:
+        return 1
+    if diff == w:
+        return 2
+    if diff == -w:
+        return 3
+    if diff == w + 1:
+        return 4
+    if diff == -w - 1:
+        return 5
+    return -1
+
+
+@kernel
+def tactical_playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray) -> int:
+    """:func:`random_playout` that sees the moves ending the game: only a move onto a
+    neighbour of the pawn can trap the other side (a longer move leaves the point it
+    passed last empty next to the pawn), so before each move the six neighbours are
+    checked (:func:`trap_result`); a winning trap is played at once, a losing one only
+    when every move is one; otherwise a uniform move.  Returns the plies played."""
+    plies = 0
+    if state[S_COUNT] == 0:
+        place(t, state, _cell_of_point(t, rng.below(stream, t[T_POINTS])))
+        plies += 1
+    size = t[T_SIZE]
+    w = t[T_WIDTH]
+    lines = t[T_LINES]
+    while True:
+        cell = state[S_PAWN]
+        r = cell // w - 1
+        c = cell % w - 1
+        row = state[lines + r]
+        col = state[lines + size + c]
+        diag = state[lines + 2 * size + r - c]
+        east = _reach_up(row, c)
+        west = _reach_down(row, c)
+        south = _reach_up(col, r)
+        north = _reach_down(col, r)
+        down = _reach_up(diag, c)
+        up = _reach_down(diag, c)
+        n = east + west + south + north + down + up
+        if n == 0:
+            return plies
+        if may_swap(state):
+            if rng.below(stream, n + 1) == n:
+                state[S_B_SEAT] = 1
+                plies += 1
+                continue
+        colour = BLACK if state[S_COUNT] % 2 == 0 else WHITE
+        losing = 0  # bit i: step i traps the other side and loses
+        n_losing = 0
+        won = -1
+        i = 0
+        for step in (1, -1, w, -w, w + 1, -w - 1):
+            q = cell + step
+            if state[S_CELLS + q] == EMPTY:
+                res = trap_result(t, state, q, colour)
+                if res > 0:
+                    won = q
+                    break
+                if res < 0:
+                    losing |= 1 << i
+                    n_losing += 1
+            i += 1
+        if won >= 0:
+            place(t, state, won)
+            return plies + 1
+        while True:
+            k = rng.below(stream, n)
+            # the k-th move: steps (0,+1), (0,-1), (+1,0), (-1,0), (+1,+1), (-1,-1)
+            if k < east:
+                dest = cell + 1 + k
+            elif k < east + west:
+                dest = cell - 1 - (k - east)
+            elif k < east + west + south:
+                dest = cell + w * (1 + k - east - west)
+            elif k < east + west + south + north:
+                dest = cell - w * (1 + k - east - west - south)
+            elif k < n - up:
+                dest = cell + (w + 1) * (1 + k - (n - up - down))
+            else:
+                dest = cell - (w + 1) * (1 + k - (n - up))
+            if n_losing == n:
+                break
+            j = _step_index(dest - cell, w)
+            if j < 0 or (losing >> j) & 1 == 0:
+                break
+        place(t, state, dest)
+        plies += 1
+
+
 @nb.njit(cache=True)
 def playouts(t: np.ndarray, start: np.ndarray, seed: np.uint64, first: np.int64,
              count: np.int64) -> np.ndarray:
@@ -335,7 +454,10 @@ def mcts_playout(t, state, stream, scratch, out):
             out[me] = float(won)
             out[1 - me] = float(1 - won)
             return 0
-    plies = random_playout(t, state, stream)
+    if t[T_TACTICS] > 0:
+        plies = tactical_playout(t, state, stream)
+    else:
+        plies = random_playout(t, state, stream)
     w = winning_seat(t, state)
     out[w] = 1.0
     out[1 - w] = 0.0
@@ -432,13 +554,15 @@ def black_points(state: np.ndarray) -> tuple[int, int]:
 
 
 @functools.cache
-def agent_game(size: int, endgame_limit: int = 0, endgame_nodes: int = 0):
+def agent_game(size: int, endgame_limit: int = 0, endgame_nodes: int = 0,
+               tactics: bool = False):
     """Trike of side ``size`` for the agents (:class:`trilab.solver.mcts.AgentGame`);
     ``endgame_limit > 0``: its playouts solve pawn regions of at most that many points
     exactly (at most ``endgame_nodes`` nodes each), which the search then treats as
-    proven nodes (``mcts-solve`` agents, :func:`parse_agent`)."""
+    proven nodes (``mcts-solve`` agents, :func:`parse_agent`); ``tactics``: its random
+    playouts are :func:`tactical_playout` (``mcts-trap`` agents)."""
 
-    t = tables(size, endgame_limit, endgame_nodes)
+    t = tables(size, endgame_limit, endgame_nodes, tactics)
     kernels = AgentKernels(mcts_legal, mcts_apply, mcts_seat, mcts_rewards, mcts_playout,
                            mcts_chance)
     return AgentGame(name="trike", n_seats=2, kernels=kernels, tables=np.array(t),
@@ -456,22 +580,26 @@ ENDGAME_NODES = 20_000
 playout), the same on every board size."""
 AGENT_FORMS = ("mcts:N or mcts:Ns (UCT with random playouts, N simulations or N seconds "
                "a move), mcts-solve:N or mcts-solve:Ns (the same search with exact "
-               f"endgames of at most {ENDGAME_LIMIT} empty points; mcts-solve:N:L for L)")
+               f"endgames of at most {ENDGAME_LIMIT} empty points; mcts-solve:N:L for L), "
+               "mcts-trap:N or mcts-trap:Ns (mcts-solve whose playouts take a winning trap "
+               "and avoid a losing one; mcts-trap:N:L)")
 
 
 @dataclass(frozen=True)
 class TrikeAgent:
-    """A Trike agent: the search budget (:class:`trilab.solver.mcts.AgentSpec`) and the
-    size of the endgames its playouts solve exactly (0: none, plain ``mcts``)."""
+    """A Trike agent: the search budget (:class:`trilab.solver.mcts.AgentSpec`), the
+    size of the endgames its playouts solve exactly (0: none, plain ``mcts``) and
+    whether its playouts are :func:`tactical_playout` (``mcts-trap``)."""
 
     text: str
     spec: mcts.AgentSpec
     endgame_limit: int = 0
     endgame_nodes: int = 0
+    tactics: bool = False
 
     def game(self, size: int) -> AgentGame:
         """The :class:`AgentGame` this agent searches on a board of side ``size``."""
-        return agent_game(size, self.endgame_limit, self.endgame_nodes)
+        return agent_game(size, self.endgame_limit, self.endgame_nodes, self.tactics)
 
     def search(self, size: int, state: np.ndarray, stream: np.ndarray,
                max_nodes: int | None = None) -> mcts.SearchResult:
@@ -495,13 +623,14 @@ class TrikeAgent:
 
 
 def parse_agent(text: str) -> TrikeAgent:
-    """``mcts:N``, ``mcts:Ns``, ``mcts-solve:N[:L]`` or ``mcts-solve:Ns[:L]``;
+    """``mcts:N``, ``mcts:Ns``, ``mcts-solve:N[:L]``, ``mcts-solve:Ns[:L]``,
+    ``mcts-trap:N[:L]`` or ``mcts-trap:Ns[:L]``;
     ``ValueError`` with one line when ``text`` is none of them."""
     text = text.strip()
     name, _, arg = text.partition(":")
     if name == "mcts":
         return TrikeAgent(text, mcts.parse_budget(text, arg))
-    if name != "mcts-solve":
+    if name not in ("mcts-solve", "mcts-trap"):
         raise ValueError(f"unknown agent {text!r}; agents: {AGENT_FORMS}")
     budget, _, limit_text = arg.partition(":")
     spec = mcts.parse_budget(text, budget)
@@ -514,4 +643,4 @@ def parse_agent(text: str) -> TrikeAgent:
                              f"of points, not {limit_text!r}") from None
         if not 1 <= limit <= MAX_ENDGAME_LIMIT:
             raise ValueError(f"agent {text!r}: the endgame size L must be 1..{MAX_ENDGAME_LIMIT}")
-    return TrikeAgent(text, spec, limit, ENDGAME_NODES)
+    return TrikeAgent(text, spec, limit, ENDGAME_NODES, name == "mcts-trap")
