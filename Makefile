@@ -104,14 +104,17 @@ results: install results-mc
 	$(MAKE) results-balance report
 
 # Pie-rule balance: exact from the opening tables (instant), then agent games per
-# opening class: swap maps between mcts-solve:50000 players (the budget that reproduces
-# all 7 size-7 opening classes), sequential: batches of 10 games a class until its
-# interval leaves 50% or it has 100 games. Hours per size from 10 on: run it again to go
-# on (resumable per batch; a size's tables appear when it is done).
+# opening class: swap maps between mcts-trap:50000 players (the agent calibrated on the
+# solved sizes 6-8, results-calibration), sequential: batches of 10 games a class until
+# its interval leaves 50% or it has 100 games. Hours per size from 10 on: run it again to
+# go on (resumable per batch; a size's tables appear when it is done). The maps of sizes
+# 9-10 between mcts-solve:50000 players came first and are kept beside them.
 results-balance: install
 	$(VENV)/bin/trilab balance trike --sizes 2-8 --exact
+	$(VENV)/bin/trilab balance trike --sizes 9-10 --agent mcts-solve:50000 --games 10 \
+	  --max-games 100 --seed 2026
 	for n in 9 10 11 12 13 14 15 16 17 18 19; do \
-	  $(VENV)/bin/trilab balance trike --sizes 9-$$n --agent mcts-solve:50000 --games 10 \
+	  $(VENV)/bin/trilab balance trike --sizes 9-$$n --agent mcts-trap:50000 --games 10 \
 	    --max-games 100 --seed 2026 || exit 1; done
 
 # The MCTS agent in the simulated games (one core, about 1.5 hours in all):
@@ -187,19 +190,27 @@ results-agents: install
 	  --games 10 --seed 2026
 	$(MAKE) results-calibration
 
-# Issue 20: the mcts-solve agent against perfect play (openings of sizes 6-8, every
-# recorded position after one reply at sizes 7-8) at three budgets, then against
-# mcts at equal time on sizes 9, 13 and 19 (about 55 min on one core in all).
+# Issue 20: the agents against perfect play (openings of sizes 6-8, every recorded
+# position after one reply at sizes 7-8) at three budgets: mcts-solve (10 games a class),
+# then mcts-trap, the agent of the swap maps (30 games a class), then against mcts at
+# equal time on sizes 9, 13 and 19 (about 2 hours on one core in all).
 results-calibration: install
 	for n in 2000 10000 50000; do \
 	  $(VENV)/bin/trilab strength trike --openings --sizes 6,7,8 --agents mcts-solve:$$n \
 	    --games 10 --seed 2026 || exit 1; \
 	  $(VENV)/bin/trilab strength trike --replies --sizes 7,8 --agents mcts-solve:$$n \
 	    --games 2 --seed 2026 || exit 1; done
+	for n in 2000 10000 50000; do \
+	  $(VENV)/bin/trilab strength trike --openings --sizes 6,7,8 --agents mcts-trap:$$n \
+	    --games 30 --seed 2026 || exit 1; \
+	  $(VENV)/bin/trilab strength trike --replies --sizes 7,8 --agents mcts-trap:$$n \
+	    --games 2 --seed 2026 || exit 1; done
 	$(VENV)/bin/trilab duel trike --size 9 --agents mcts-solve:0.01s,mcts:0.01s --games 100 --seed 2026
 	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-solve:0.015s,mcts:0.015s --games 100 \
 	  --seed 2026
 	$(VENV)/bin/trilab duel trike --size 19 --agents mcts-solve:0.02s,mcts:0.02s --games 60 --seed 2026
+	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-trap:0.015s,mcts:0.015s --games 100 \
+	  --seed 2026
 
 # Size 8 takes hours: win/loss only, resumable (run again to continue; a finished
 # run resumes from size-8.replies.json in seconds), then the second proofs.
