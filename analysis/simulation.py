@@ -13,7 +13,8 @@ A study of more than one chunk resumes: every finished chunk is saved in
 ``<table>.chunks/`` beside its table (with the settings it was played with) and a
 rerun of the same command plays only the missing chunks; the folder is removed
 once the table is written (it stays, as the run's record, when writing fails).
-A rerun with other settings (game, options, seed, chunk size) discards it.
+Its ``elapsed.json`` adds up the seconds of the runs, so the table's metadata
+gives the time of the whole study.  A rerun with other settings (game, options, seed, chunk size) discards it.
 
 Definitions used in every report:
 
@@ -30,6 +31,7 @@ Definitions used in every report:
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -88,6 +90,7 @@ def run_games(
     reason = np.empty(games, dtype=np.int64)
     digest = np.empty(games, dtype=np.uint64)
     done = _saved_chunks(checkpoint, spec, config, seed, chunk) if checkpoint else {}
+    earlier = _earlier_seconds(checkpoint) if done else 0.0  # of the saved chunks' runs
     for s, (w, n, r, d) in done.items():
         if s + len(w) <= games:
             winners[s:s + len(w)], length[s:s + len(w)] = w, n
@@ -105,12 +108,29 @@ def run_games(
             winners[s:s + c], length[s:s + c], reason[s:s + c], digest[s:s + c] = w, n, r, d
             if checkpoint:
                 _save_chunk(checkpoint, s, w, n, r, d)
+                artifacts.write_json(checkpoint / ELAPSED,
+                                     {"seconds": earlier + time.perf_counter() - t0})
             if bar is not None:
                 bar.update(c)
     finally:
         if bar is not None:
             bar.close()
-    return SimulationResult(winners, length, reason, digest, time.perf_counter() - t0)
+    return SimulationResult(winners, length, reason, digest,
+                            earlier + time.perf_counter() - t0)
+
+
+ELAPSED = "elapsed.json"
+"""The file of a study's saved chunks that keeps the seconds its runs spent so far, so
+a resumed study reports the time of all its runs."""
+
+
+def _earlier_seconds(folder: Path) -> float:
+    path = folder / ELAPSED
+    try:
+        seconds = float(json.loads(path.read_text())["seconds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0.0
+    return seconds if math.isfinite(seconds) and seconds >= 0 else 0.0
 
 
 def _chunk_settings(spec: GameSpec, config: GameConfig, seed: int, chunk: int) -> dict:

@@ -9,9 +9,11 @@ kernels:
   (``trike_reference``), and the ratio;
 * **MCTS**: simulations per second of one search of ``--simulations``
   simulations, from the empty board (the opening choice) and from a position
-  ``size // 2 + 1`` random plies in, for ``mcts`` and for ``mcts-solve`` (the
-  same search whose playouts solve small endgames exactly; a third start,
-  ``2 * size`` random plies in, shows the cost of the solves where they happen).
+  ``size // 2 + 1`` random plies in, for ``mcts``, ``mcts-solve`` (the same search
+  whose playouts solve small endgames exactly; a third start, ``2 * size`` random
+  plies in, shows the cost of the solves where they happen) and ``mcts-trap`` (the
+  agent of the swap maps: ``mcts-solve`` whose playouts see traps), with the seconds
+  that search took (``seconds_per_move``: the time of a move at that budget).
 
 Targets (issue 9): playouts >= 1,000,000/s at size 7 and >= 400,000/s at size
 13; MCTS >= 300,000 simulations/s at size 7.  Rows are appended to
@@ -148,7 +150,7 @@ def main() -> None:
         late = late_state(size, args.seed)
         if late is not None:
             starts.append((f"{2 * size + 1} plies in", late))
-        for family in ("mcts", "mcts-solve"):
+        for family in ("mcts", "mcts-solve", "mcts-trap"):
             for start, state in starts:
                 rate, n = mcts_rate(size, state, args.simulations, args.seed, family)
                 target = TARGET_SIMULATIONS.get(size) if family == "mcts" else None
@@ -156,7 +158,8 @@ def main() -> None:
                              "start": start, "count": n, "per_second": round(rate),
                              "target": target,
                              "meets_target": None if target is None else rate >= target,
-                             "reference_per_second": None, "speedup_vs_reference": None})
+                             "reference_per_second": None, "speedup_vs_reference": None,
+                             "seconds_per_move": round(n / rate, 4)})
                 print(f"size {size:2d} {family} from {start}: {rate:12,.0f} simulations/s "
                       f"({n:,})" + (f"  target {target:,}" if target else ""), flush=True)
     out = Path(args.out)

@@ -166,6 +166,8 @@ def test_an_interrupted_study_resumes_from_its_saved_chunks(tmp_path, monkeypatc
     assert not out.exists()
     assert sorted(p.name for p in out.with_suffix(".chunks").glob("chunk-*")) == [
         "chunk-0.npz", "chunk-10.npz"]
+    first_run = json.loads((out.with_suffix(".chunks") / "elapsed.json").read_text())["seconds"]
+    assert first_run > 0
     played.clear()
 
     def counts(game, seed, first, count, icfg, fcfg):
@@ -176,6 +178,7 @@ def test_an_interrupted_study_resumes_from_its_saved_chunks(tmp_path, monkeypatc
     again = simulation.simulate("trio-cards", options, 40, seed=3, chunk=10, out=out)
     assert played == [20, 30]
     assert again.summary["seats"] == whole.summary["seats"]
+    assert again.summary["seconds"] >= round(first_run, 3)  # both runs' time
     assert pd.read_parquet(out.with_suffix(".parquet")).equals(
         pd.read_parquet(tmp_path / "whole.parquet"))
     assert not out.with_suffix(".chunks").exists()
