@@ -14,7 +14,8 @@ A study of more than one chunk resumes: every finished chunk is saved in
 rerun of the same command plays only the missing chunks; the folder is removed
 once the table is written (it stays, as the run's record, when writing fails).
 Its ``elapsed.json`` adds up the seconds of the runs, so the table's metadata
-gives the time of the whole study.  A rerun with other settings (game, options, seed, chunk size) discards it.
+gives the time of the whole study.  A rerun with other settings (game, options,
+seed, chunk size) discards it.
 
 Definitions used in every report:
 
