@@ -217,58 +217,43 @@ def seat_to_move(state: np.ndarray) -> int:
     return state[S_B_SEAT] if colour_b else 1 - state[S_B_SEAT]
 
 
-@kernel
-def random_playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray) -> int:
-    """Play uniformly random legal moves (swap included while the pie rule
-    allows it, opening on a uniform point) until the side to move is trapped;
-    return the plies played.  No scratch: the moves are counted on the line
-    words, not listed."""
-    plies = 0
-    if state[S_COUNT] == 0:
-        place(t, state, _cell_of_point(t, rng.below(stream, t[T_POINTS])))
-        plies += 1
+@nb.njit(cache=True, inline="always")
+def _reaches(t: np.ndarray, state: np.ndarray, cell: int) -> tuple:
+    """The pawn's reach from ``cell`` (empty points before the first occupied one) in
+    the six directions (0,+1), (0,-1), (+1,0), (-1,0), (+1,+1), (-1,-1), read from the
+    line words."""
     size = t[T_SIZE]
     w = t[T_WIDTH]
     lines = t[T_LINES]
-    while True:
-        cell = state[S_PAWN]
-        r = cell // w - 1
-        c = cell % w - 1
-        row = state[lines + r]
-        col = state[lines + size + c]
-        diag = state[lines + 2 * size + r - c]
-        east = _reach_up(row, c)
-        west = _reach_down(row, c)
-        south = _reach_up(col, r)
-        north = _reach_down(col, r)
-        down = _reach_up(diag, c)
-        up = _reach_down(diag, c)
-        n = east + west + south + north + down + up
-        if n == 0:
-            return plies
-        if may_swap(state):
-            k = rng.below(stream, n + 1)
-            if k == n:
-                state[S_B_SEAT] = 1
-                plies += 1
-                continue
-        else:
-            k = rng.below(stream, n)
-        # the k-th move: steps (0,+1), (0,-1), (+1,0), (-1,0), (+1,+1), (-1,-1)
-        if k < east:
-            dest = cell + 1 + k
-        elif k < east + west:
-            dest = cell - 1 - (k - east)
-        elif k < east + west + south:
-            dest = cell + w * (1 + k - east - west)
-        elif k < east + west + south + north:
-            dest = cell - w * (1 + k - east - west - south)
-        elif k < n - up:
-            dest = cell + (w + 1) * (1 + k - (n - up - down))
-        else:
-            dest = cell - (w + 1) * (1 + k - (n - up))
-        place(t, state, dest)
-        plies += 1
+    r = cell // w - 1
+    c = cell % w - 1
+    row = state[lines + r]
+    col = state[lines + size + c]
+    diag = state[lines + 2 * size + r - c]
+    return (_reach_up(row, c), _reach_down(row, c), _reach_up(col, r), _reach_down(col, r),
+            _reach_up(diag, c), _reach_down(diag, c))
+
+
+@nb.njit(cache=True, inline="always")
+def _kth_move(cell: int, w: int, k: int, reach: tuple) -> int:
+    """The cell of move ``k`` (0-based) from ``cell``, the moves counted direction by
+    direction in the order of :func:`_reaches`, nearest first."""
+    east, west, south, north, down, up = reach
+    if k < east:
+        return cell + 1 + k
+    k -= east
+    if k < west:
+        return cell - 1 - k
+    k -= west
+    if k < south:
+        return cell + w * (1 + k)
+    k -= south
+    if k < north:
+        return cell - w * (1 + k)
+    k -= north
+    if k < down:
+        return cell + (w + 1) * (1 + k)
+    return cell - (w + 1) * (1 + k - down)
 
 
 @nb.njit(cache=True, inline="always")
@@ -308,40 +293,32 @@ def _step_index(diff: int, w: int) -> int:
 
 
 @kernel
-def tactical_playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray) -> int:
-    """:func:`random_playout` that sees the moves ending the game: only a move onto a
-    neighbour of the pawn can trap the other side (a longer move leaves the point it
-    passed last empty next to the pawn), so before each move the six neighbours are
-    checked (:func:`trap_result`); a winning trap is played at once, a losing one only
-    when every move is one; otherwise a uniform move.  Returns the plies played."""
+def _playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray, tactics: bool) -> int:
+    """:func:`random_playout` (``tactics`` False) or :func:`tactical_playout` (True)."""
     plies = 0
     if state[S_COUNT] == 0:
         place(t, state, _cell_of_point(t, rng.below(stream, t[T_POINTS])))
         plies += 1
-    size = t[T_SIZE]
     w = t[T_WIDTH]
-    lines = t[T_LINES]
     while True:
         cell = state[S_PAWN]
-        r = cell // w - 1
-        c = cell % w - 1
-        row = state[lines + r]
-        col = state[lines + size + c]
-        diag = state[lines + 2 * size + r - c]
-        east = _reach_up(row, c)
-        west = _reach_down(row, c)
-        south = _reach_up(col, r)
-        north = _reach_down(col, r)
-        down = _reach_up(diag, c)
-        up = _reach_down(diag, c)
-        n = east + west + south + north + down + up
+        reach = _reaches(t, state, cell)
+        n = reach[0] + reach[1] + reach[2] + reach[3] + reach[4] + reach[5]
         if n == 0:
             return plies
+        k = -1
         if may_swap(state):
-            if rng.below(stream, n + 1) == n:
+            k = rng.below(stream, n + 1)
+            if k == n:
                 state[S_B_SEAT] = 1
                 plies += 1
                 continue
+        if not tactics:
+            if k < 0:
+                k = rng.below(stream, n)
+            place(t, state, _kth_move(cell, w, k, reach))
+            plies += 1
+            continue
         colour = BLACK if state[S_COUNT] % 2 == 0 else WHITE
         losing = 0  # bit i: step i traps the other side and loses
         n_losing = 0
@@ -361,21 +338,8 @@ def tactical_playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray) -> in
         if won >= 0:
             place(t, state, won)
             return plies + 1
-        while True:
-            k = rng.below(stream, n)
-            # the k-th move: steps (0,+1), (0,-1), (+1,0), (-1,0), (+1,+1), (-1,-1)
-            if k < east:
-                dest = cell + 1 + k
-            elif k < east + west:
-                dest = cell - 1 - (k - east)
-            elif k < east + west + south:
-                dest = cell + w * (1 + k - east - west)
-            elif k < east + west + south + north:
-                dest = cell - w * (1 + k - east - west - south)
-            elif k < n - up:
-                dest = cell + (w + 1) * (1 + k - (n - up - down))
-            else:
-                dest = cell - (w + 1) * (1 + k - (n - up))
+        while True:  # a uniform move, a losing trap drawn again unless every move is one
+            dest = _kth_move(cell, w, rng.below(stream, n), reach)
             if n_losing == n:
                 break
             j = _step_index(dest - cell, w)
@@ -383,6 +347,27 @@ def tactical_playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray) -> in
                 break
         place(t, state, dest)
         plies += 1
+
+
+@kernel
+def random_playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray) -> int:
+    """Play uniformly random legal moves (swap included while the pie rule
+    allows it, opening on a uniform point) until the side to move is trapped;
+    return the plies played.  No scratch: the moves are counted on the line
+    words, not listed."""
+    return _playout(t, state, stream, False)
+
+
+@kernel
+def tactical_playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray) -> int:
+    """:func:`random_playout` that sees the moves ending the game: only a move onto a
+    neighbour of the pawn can trap the other side (a longer move leaves the point it
+    passed last empty next to the pawn), so before each move the six neighbours are
+    checked (:func:`trap_result`); a winning trap is played at once, a losing one only
+    when every move is one; otherwise a uniform move (the pie rule's swap drawn first,
+    as in :func:`random_playout`, and that draw not reused).  Returns the plies
+    played."""
+    return _playout(t, state, stream, True)
 
 
 @nb.njit(cache=True)
