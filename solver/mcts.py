@@ -46,8 +46,10 @@ machine.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -151,7 +153,7 @@ def _prove(tree_first, tree_count, tree_proven, tree_exact, node, seat) -> bool:
     return True
 
 
-@kernel
+@kernel(nogil=True)
 def run_simulations(legal, apply, seat, rewards, playout, chance, tables, root, stream,
                     first_child, n_children, action, mover, visits, value, proven, exact,
                     counters, state, actions, pscratch, rew, path, n_sims, c_explore,
@@ -524,12 +526,19 @@ class AgentSpec:
     expand: float | None = None
     """The expansion threshold per legal action (:func:`run_simulations`); None: the
     game's (:attr:`AgentGame.expand`, else :data:`DEFAULT_EXPAND`)."""
+    threads: int = 1
+    """Root parallelisation (:func:`search`): this many independent trees, one a
+    thread, their root children's statistics summed before the move is chosen."""
+
+    @property
+    def budget_text(self) -> str:
+        """The budget as written in a spec: ``N``, ``Ns``, ``N@T`` or ``Ns@T``."""
+        budget = f"{self.seconds:g}s" if self.seconds is not None else f"{self.simulations}"
+        return budget if self.threads == 1 else f"{budget}@{self.threads}"
 
     @property
     def text(self) -> str:
-        if self.seconds is not None:
-            return f"mcts:{self.seconds:g}s"
-        return f"mcts:{self.simulations}"
+        return f"mcts:{self.budget_text}"
 
 
 MIN_SECONDS = 0.001
@@ -537,7 +546,10 @@ MAX_SECONDS = 86_400.0
 """A time budget is 1 ms to one day per move."""
 MAX_SIMULATIONS = 1_000_000_000
 """A simulation budget is 1 to a billion per move (an int64 in every kernel)."""
-AGENT_FORMS = "mcts:N (N simulations per move) or mcts:Ns (N seconds per move)"
+MAX_THREADS = 64
+"""Most threads (root-parallel trees) of one search."""
+AGENT_FORMS = ("mcts:N (N simulations per move) or mcts:Ns (N seconds per move); "
+               "N@T or Ns@T: T trees searched in parallel threads")
 
 
 def parse_agent(text: str) -> AgentSpec:
@@ -554,6 +566,13 @@ def parse_budget(text: str, arg: str) -> AgentSpec:
     spec ``text`` (named in the one-line ``ValueError`` when it is no budget)."""
     if not arg:
         raise ValueError(f"agent {text!r} needs a budget: {AGENT_FORMS}")
+    arg, at, threads_text = arg.partition("@")
+    threads = 1
+    if at:
+        if not threads_text.isdigit() or not 1 <= int(threads_text) <= MAX_THREADS:
+            raise ValueError(f"agent {text!r}: the threads T of N@T must be a whole number "
+                             f"1..{MAX_THREADS}, not {threads_text!r}")
+        threads = int(threads_text)
     timed = arg.endswith("s")
     try:
         number = float(arg[:-1]) if timed else int(arg)
@@ -567,12 +586,14 @@ def parse_budget(text: str, arg: str) -> AgentSpec:
             raise ValueError(f"agent {text!r}: at least {MIN_SECONDS:g} s per move")
         if number > MAX_SECONDS:
             raise ValueError(f"agent {text!r}: at most {MAX_SECONDS:g} s per move")
-        return AgentSpec(seconds=number)
+        return AgentSpec(seconds=number, threads=threads)
     if number <= 0:
         raise ValueError(f"agent {text!r}: N must be at least 1 simulation")
     if number > MAX_SIMULATIONS:
         raise ValueError(f"agent {text!r}: N must be at most {MAX_SIMULATIONS:,} simulations")
-    return AgentSpec(simulations=number)
+    if number < threads:
+        raise ValueError(f"agent {text!r}: N must be at least one simulation a thread")
+    return AgentSpec(simulations=number, threads=threads)
 
 
 TIME_BATCH = 256
@@ -586,32 +607,123 @@ def search(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, n_seats:
 
     ``stream`` is an ``rng`` state array; it advances.  ``max_actions`` bounds
     the legal actions of any state, ``playout_scratch`` the playout buffer.
+
+    With ``agent.threads = T > 1`` (*root parallelisation*, Chaslot, Winands and
+    van den Herik 2008): ``T`` independent trees, each with its own stream drawn
+    from ``stream`` and its own buffers, grow at once in ``T`` threads (the kernel
+    releases the GIL); a budget of ``N`` simulations gives tree ``i`` ``N // T``
+    (one more for ``i < N % T``), so the move is still reproducible from the seed;
+    a time budget gives each tree the whole time.  The root children's visits and
+    rewards are then summed action by action (a child proven in one tree is proven,
+    with the same exact value in all) and :func:`root_child` chooses on the sum.
     """
     if max_nodes is None:
         budget = agent.simulations if agent.simulations is not None else 1 << 30
+        if agent.simulations is not None:
+            budget = -(-budget // agent.threads)
         max_nodes = int(min(DEFAULT_MAX_NODES, max(1024, 64 * budget, 2 * max_actions + 2)))
-    tree = new_tree(n_seats, max_nodes)
-    scratch = Scratch(
+    tables = np.array(tables, dtype=np.int64)  # a writable copy: the kernels' signature
+    expand = DEFAULT_EXPAND if agent.expand is None else agent.expand
+    t0 = time.perf_counter()
+    deadline = None if agent.seconds is None else t0 + agent.seconds
+    if agent.threads == 1:
+        tree = new_tree(n_seats, max_nodes)
+        _grow(kernels, tables, root, stream, tree, _new_scratch(root, n_seats, max_actions,
+              playout_scratch), agent.exploration, expand, agent.simulations, deadline)
+        return _choose(tree, int(tree.counters[C_SIMULATIONS]), time.perf_counter() - t0)
+    k = agent.threads
+    streams = [rng.game_stream(np.uint64(rng.next_u64(stream)), np.uint64(i)) for i in range(k)]
+    trees = [new_tree(n_seats, max_nodes) for _ in range(k)]
+    jobs = []
+    for i in range(k):
+        sims = None
+        if agent.simulations is not None:
+            sims = agent.simulations // k + (1 if i < agent.simulations % k else 0)
+        jobs.append(_thread_pool(k).submit(
+            _grow, kernels, tables.copy(), root, streams[i], trees[i],
+            _new_scratch(root, n_seats, max_actions, playout_scratch), agent.exploration,
+            expand, sims, deadline))
+    for job in jobs:
+        job.result()
+    merged = merge_roots(trees, n_seats)
+    return _choose(merged, int(merged.counters[C_SIMULATIONS]), time.perf_counter() - t0)
+
+
+@functools.cache
+def _thread_pool(threads: int) -> ThreadPoolExecutor:
+    """The threads of root-parallel searches with ``threads`` trees (made once)."""
+    return ThreadPoolExecutor(max_workers=threads, thread_name_prefix="mcts")
+
+
+def _new_scratch(root: np.ndarray, n_seats: int, max_actions: int,
+                 playout_scratch: int) -> Scratch:
+    return Scratch(
         state=np.empty_like(root), actions=np.empty(max_actions, dtype=np.int64),
         playout=np.empty(playout_scratch, dtype=np.int64),
         rewards=np.zeros(n_seats, dtype=np.float64),
         path=np.empty(MAX_PATH, dtype=np.int64))
-    tables = np.array(tables, dtype=np.int64)  # a writable copy: the kernels' signature
-    t0 = time.perf_counter()
+
+
+def _grow(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, stream: np.ndarray,
+          tree: Tree, scratch: Scratch, exploration: float, expand: float,
+          simulations: int | None, deadline: float | None) -> None:
+    """Grow ``tree`` by ``simulations``, or until ``deadline`` (``perf_counter``
+    seconds) in batches of :data:`TIME_BATCH`; stop early when its root is proven."""
 
     def run(n: int) -> int:
         return run_simulations(*kernels, tables, root, stream, *tree[:-1], tree.counters,
-                               *scratch, n, agent.exploration,
-                               DEFAULT_EXPAND if agent.expand is None else agent.expand)
+                               *scratch, n, exploration, expand)
 
-    if agent.simulations is not None:
-        run(agent.simulations)
+    if simulations is not None:
+        run(simulations)
     else:
-        deadline = t0 + agent.seconds
         while time.perf_counter() < deadline and tree.proven[0] == 0:
             run(TIME_BATCH)
-    seconds = time.perf_counter() - t0
-    return _choose(tree, int(tree.counters[C_SIMULATIONS]), seconds)
+
+
+def merge_roots(trees: list[Tree], n_seats: int) -> Tree:
+    """One tree of a root and its children from the trees of a root-parallel search:
+    each child's visits and summed rewards are the sums over the trees of the child
+    with its action; a child (or the root) proven in any tree is proven with that
+    tree's exact rewards (exact values agree between trees).  Counters: the nodes and
+    simulations of all trees.  A tree whose root was never expanded adds nothing."""
+    expanded = [t for t in trees if t.first_child[0] != NO_CHILDREN]
+    if not expanded:
+        return trees[0]
+    base = expanded[0]
+    first, n = int(base.first_child[0]), int(base.n_children[0])
+    merged = new_tree(n_seats, 1 + n)
+    merged.first_child[0] = 1
+    merged.n_children[0] = n
+    merged.mover[0] = base.mover[0]
+    merged.action[1:] = base.action[first:first + n]
+    merged.first_child[1:] = NO_CHILDREN
+    merged.n_children[1:] = 0
+    merged.mover[1:] = -2
+    merged.visits[1:] = 0.0
+    merged.value[1:] = 0.0
+    merged.proven[1:] = 0
+    merged.exact[:] = 0.0
+    index = {int(a): 1 + i for i, a in enumerate(base.action[first:first + n])}
+    merged.counters[:] = 0
+    for t in trees:
+        merged.counters[:] += t.counters
+        merged.visits[0] += t.visits[0]
+        merged.value[0] += t.value[0]
+        if t.proven[0]:
+            merged.proven[0] = 1
+            merged.exact[0] = t.exact[0]
+        f = int(t.first_child[0])
+        if f == NO_CHILDREN:
+            continue
+        for c in range(f, f + int(t.n_children[0])):
+            j = index[int(t.action[c])]
+            merged.visits[j] += t.visits[c]
+            merged.value[j] += t.value[c]
+            if t.proven[c]:
+                merged.proven[j] = 1
+                merged.exact[j] = t.exact[c]
+    return merged
 
 
 def _choose(tree: Tree, sims: int, seconds: float) -> SearchResult:

@@ -388,6 +388,102 @@ def test_agent_specs_parse():
     assert mcts.parse_agent("mcts:1000") == mcts.AgentSpec(simulations=1000)
     assert mcts.parse_agent("mcts:0.5s") == mcts.AgentSpec(seconds=0.5)
     assert mcts.parse_agent("mcts:2s").text == "mcts:2s"
+    assert mcts.parse_agent("mcts:1000@2") == mcts.AgentSpec(simulations=1000, threads=2)
+    assert mcts.parse_agent("mcts:0.5s@4").text == "mcts:0.5s@4"
+    assert mcts.parse_agent("mcts:7@1") == mcts.AgentSpec(simulations=7)
+
+
+@pytest.mark.parametrize("text,error", [
+    ("mcts:1000@0", "threads"), ("mcts:1000@", "threads"), ("mcts:1000@x", "threads"),
+    ("mcts:1000@65", "threads"), ("mcts:1@2", "one simulation a thread"),
+    ("mcts:@2", "bad budget"),
+])
+def test_bad_thread_counts_give_one_line(text, error):
+    with pytest.raises(ValueError, match=error) as exc:
+        mcts.parse_agent(text)
+    assert "\n" not in str(exc.value)
+
+
+def test_root_parallel_search_is_reproducible_and_splits_the_budget():
+    """``N@2`` grows two trees of ``N/2`` simulations from streams drawn from the
+    one given: the same seed gives the same move and statistics, whatever the
+    threads' timing; every simulation is counted once in the merged root."""
+    game = trike_agents.agent_game(7)
+    state = trike_agents.new_state(7, pie=False)
+    spec = mcts.AgentSpec(simulations=3001, threads=2)
+    runs = [game.search(state, spec, _stream(11)) for _ in range(3)]
+    assert all(r.action == runs[0].action and r.children == runs[0].children for r in runs)
+    assert runs[0].simulations == 3001
+    assert sum(c.visits for c in runs[0].children) == 3001
+    assert len({c.action for c in runs[0].children}) == len(runs[0].children)
+    single = game.search(state, mcts.AgentSpec(simulations=3001), _stream(11))
+    assert [c.visits for c in single.children] != [c.visits for c in runs[0].children]
+
+
+def test_merged_roots_sum_the_trees_action_by_action():
+    """``merge_roots`` on random trees whose children come in different orders: the
+    visits and rewards of each action are the sums, a child proven in one tree is
+    proven; the move chosen on the merge is the stated root rule on the sums."""
+    rnd = random.Random(23)
+    for _ in range(300):
+        n_seats = rnd.choice((2, 3))
+        trees = [_random_root(rnd, n_seats)]
+        n = int(trees[0].n_children[0])
+        while len(trees) < rnd.randint(1, 3):
+            t = _random_root(rnd, n_seats)
+            if t.n_children[0] == n and t.mover[0] == trees[0].mover[0]:
+                trees.append(t)
+        for t in trees[1:]:  # the same actions as tree 0, in another order
+            order = list(range(1, n + 1))
+            rnd.shuffle(order)
+            for c, a in zip(range(1, n + 1), order):
+                t.action[c] = 100 + a
+            for c in range(1, n + 1):  # one exact value per action, as in a real search
+                t.exact[c] = trees[0].exact[int(t.action[c]) - 100]
+            proven = [c for c in range(1, n + 1) if t.proven[c]]
+            t.proven[0] = bool(proven) and t.proven[0]
+            if t.proven[0]:  # proven by one of its children (as ``_prove`` leaves it)
+                t.exact[0] = t.exact[rnd.choice(proven)]
+        merged = mcts.merge_roots(trees, n_seats)
+        for j in range(1, n + 1):
+            a = int(merged.action[j])
+            kids = [(t, c) for t in trees for c in range(1, n + 1) if t.action[c] == a]
+            assert len(kids) == len(trees)
+            assert merged.visits[j] == sum(t.visits[c] for t, c in kids)
+            assert np.allclose(merged.value[j], sum(t.value[c] for t, c in kids))
+            assert bool(merged.proven[j]) == any(t.proven[c] for t, c in kids)
+        assert merged.proven[0] == any(t.proven[0] for t in trees)
+        assert mcts._choose(merged, 0, 0.0).action == _root_choice_by_hand(merged)
+
+
+def test_root_parallel_search_finds_winning_moves_on_size_6():
+    """Two trees of 2,000 simulations each find a winning move in the random won size-6
+    positions where one tree of 2,000 does (above)."""
+    solver = AlphaBetaSolver(6, tt_mb=16)
+    rnd = random.Random(6)
+    checked = 0
+    while checked < 12:
+        pos = trike.opening(6, rnd.randrange(21))
+        for _ in range(rnd.randrange(2, 9)):
+            moves = pos.legal_moves()
+            if not moves:
+                break
+            pos = pos.play(rnd.choice(moves))
+        if pos.is_terminal() or not solver.is_win(pos):
+            continue
+        state = trike_agents.from_position(pos, pie=False)
+        res = trike_agents.agent_game(6).search(
+            state, mcts.AgentSpec(simulations=4000, threads=2), _stream(9, checked))
+        assert res.action in _winning_moves(solver, pos), pos.to_notation()
+        checked += 1
+
+
+def test_root_parallel_time_budget_stops():
+    game = trike_agents.agent_game(9)
+    res = game.search(trike_agents.new_state(9), mcts.AgentSpec(seconds=0.05, threads=2),
+                      _stream(1))
+    assert res.simulations > 0
+    assert 0.05 <= res.seconds < 2.0
 
 
 # ------------------------------------------- a 3-seat game through the same contract

@@ -325,8 +325,9 @@ def _playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray, tactics: bool
         won = -1
         i = 0
         for step in (1, -1, w, -w, w + 1, -w - 1):
-            q = cell + step
-            if state[S_CELLS + q] == EMPTY:
+            # only a neighbour with no empty point beyond it (reach exactly 1) can trap
+            if reach[i] == 1:
+                q = cell + step
                 res = trap_result(t, state, q, colour)
                 if res > 0:
                     won = q
@@ -567,7 +568,8 @@ AGENT_FORMS = ("mcts:N or mcts:Ns (UCT with random playouts, N simulations or N 
                "a move), mcts-solve:N or mcts-solve:Ns (the same search with exact "
                f"endgames of at most {ENDGAME_LIMIT} empty points; mcts-solve:N:L for L), "
                "mcts-trap:N or mcts-trap:Ns (mcts-solve whose playouts take a winning trap "
-               "and avoid a losing one; mcts-trap:N:L)")
+               "and avoid a losing one; mcts-trap:N:L); a budget N@T or Ns@T searches T "
+               "trees in parallel threads (mcts-trap:0.015s@2)")
 
 
 @dataclass(frozen=True)
@@ -609,7 +611,8 @@ class TrikeAgent:
 
 def parse_agent(text: str) -> TrikeAgent:
     """``mcts:N``, ``mcts:Ns``, ``mcts-solve:N[:L]``, ``mcts-solve:Ns[:L]``,
-    ``mcts-trap:N[:L]`` or ``mcts-trap:Ns[:L]``;
+    ``mcts-trap:N[:L]`` or ``mcts-trap:Ns[:L]``, each budget ``N`` or ``Ns`` perhaps
+    ``@T`` (T root-parallel threads, :func:`trilab.solver.mcts.search`);
     ``ValueError`` with one line when ``text`` is none of them."""
     text = text.strip()
     name, _, arg = text.partition(":")
