@@ -211,6 +211,12 @@ results-calibration: install
 	$(VENV)/bin/trilab duel trike --size 19 --agents mcts-solve:0.02s,mcts:0.02s --games 60 --seed 2026
 	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-trap:0.015s,mcts:0.015s --games 100 \
 	  --seed 2026
+	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-trap:0.015s@2,mcts:0.015s --games 200 \
+	  --seed 2026
+	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-trap:0.05s@2,mcts:0.05s --games 100 \
+	  --seed 2026
+	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-trap:30000,mcts:30000 --games 60 \
+	  --seed 2026
 
 # Size 8 takes hours: win/loss only, resumable (run again to continue; a finished
 # run resumes from size-8.replies.json in seconds), then the second proofs.

@@ -13,7 +13,9 @@ kernels:
   whose playouts solve small endgames exactly; a third start, ``2 * size`` random
   plies in, shows the cost of the solves where they happen) and ``mcts-trap`` (the
   agent of the swap maps: ``mcts-solve`` whose playouts see traps), with the seconds
-  that search took (``seconds_per_move``: the time of a move at that budget).
+  that search took (``seconds_per_move``: the time of a move at that budget); and
+  ``mcts-trap@2``, the same budget split between two root-parallel trees on two
+  threads (the one row that uses both cores).
 
 Targets (issue 9): playouts >= 1,000,000/s at size 7 and >= 400,000/s at size
 13; MCTS >= 300,000 simulations/s at size 7.  Rows are appended to
@@ -94,7 +96,8 @@ def midgame_state(size: int, seed: int) -> np.ndarray:
 def mcts_rate(size: int, state: np.ndarray, sims: int, seed: int,
               family: str = "mcts") -> tuple[float, int]:
     """Simulations per second of one ``family:sims`` search (a proven root stops early)."""
-    agent = trike_agents.parse_agent(f"{family}:{sims}")
+    name, at, threads = family.partition("@")
+    agent = trike_agents.parse_agent(f"{name}:{sims}{at}{threads}")
     game = agent.game(size)
     game.search(state, mcts.AgentSpec(simulations=1000), game_stream(np.uint64(seed), 0))
     res = game.search(state, agent.spec, game_stream(np.uint64(seed), np.uint64(1)))
@@ -150,7 +153,7 @@ def main() -> None:
         late = late_state(size, args.seed)
         if late is not None:
             starts.append((f"{2 * size + 1} plies in", late))
-        for family in ("mcts", "mcts-solve", "mcts-trap"):
+        for family in ("mcts", "mcts-solve", "mcts-trap", "mcts-trap@2"):
             for start, state in starts:
                 rate, n = mcts_rate(size, state, args.simulations, args.seed, family)
                 target = TARGET_SIMULATIONS.get(size) if family == "mcts" else None

@@ -65,7 +65,9 @@ Games with agents (perfect information; :attr:`GameInfo.agents` names a module)
       written are *exact*: the state was already finished, or the game solved
       it (Trike's ``mcts-solve`` playouts solve small endgames,
       :mod:`trilab.solver.trike.endgame`); only then does the search mark a
-      node proven.
+      node proven.  ``scratch`` (``playout_scratch`` numbers) is zero when the
+      search's buffers are made and then only the playout's own: it may keep
+      state between playouts (the Trike endgame table's generation counter).
     * ``chance(tables, state, stream) -> k``: the outcome of a chance node.
 
 Nothing here imports a game: this module and the registry are cheap to import.

@@ -359,7 +359,7 @@ def new_work(tables: np.ndarray, state_size: int, n_seats: int, nodes: int, max_
         np.empty(nodes, dtype=np.int8), np.empty((nodes, n_seats), dtype=np.float64),
         np.zeros(2, dtype=np.int64), np.zeros(state_size, dtype=np.int64),
         np.empty(1 if small else max_actions, dtype=np.int64),
-        np.empty(1 if small else playout_scratch, dtype=np.int64),
+        np.zeros(1 if small else playout_scratch, dtype=np.int64),
         np.zeros(n_seats, dtype=np.float64),
         np.empty(1 if small else max_path, dtype=np.int64),
     )
@@ -481,7 +481,7 @@ class AgentGame:
     def playout(self, state: np.ndarray, stream: np.ndarray) -> tuple[int, list[float]]:
         """Random play to the end (in place): ``(plies, rewards)``."""
         out = np.zeros(self.n_seats, dtype=np.float64)
-        scratch = np.empty(self.playout_scratch, dtype=np.int64)
+        scratch = np.zeros(self.playout_scratch, dtype=np.int64)
         plies = call_playout(self.kernels.playout, self.tables, state, stream, scratch, out)
         return int(plies), [float(x) for x in out]
 
@@ -659,7 +659,7 @@ def _new_scratch(root: np.ndarray, n_seats: int, max_actions: int,
                  playout_scratch: int) -> Scratch:
     return Scratch(
         state=np.empty_like(root), actions=np.empty(max_actions, dtype=np.int64),
-        playout=np.empty(playout_scratch, dtype=np.int64),
+        playout=np.zeros(playout_scratch, dtype=np.int64),
         rewards=np.zeros(n_seats, dtype=np.float64),
         path=np.empty(MAX_PATH, dtype=np.int64))
 

@@ -61,7 +61,7 @@ def _endgames(sizes, count: int, max_region: int, seed: int):
 
 def test_endgame_solve_matches_reference_minimax():
     """Win or loss of the side to move, on 250 random endgames of sizes 3..13."""
-    scratch = np.empty(scratch_size(12), dtype=np.int64)
+    scratch = np.zeros(scratch_size(12), dtype=np.int64)
     wins = 0
     for state in _endgames(list(range(3, 14)), 250, 10, seed=1):
         size, board, pawn = _board(state)
@@ -76,7 +76,7 @@ def test_endgame_solve_matches_reference_minimax():
 
 
 def test_endgame_solve_gives_up_above_its_limits_and_never_guesses():
-    scratch = np.empty(scratch_size(MAX_LIMIT), dtype=np.int64)
+    scratch = np.zeros(scratch_size(MAX_LIMIT), dtype=np.int64)
     for state in _endgames([6, 9], 60, 9, seed=2):
         size, board, pawn = _board(state)
         k = _region(size, board, pawn)
@@ -89,10 +89,30 @@ def test_endgame_solve_gives_up_above_its_limits_and_never_guesses():
             assert solve_region(t, state, MAX_LIMIT, cap, scratch) in (-1, exact)
 
 
+def test_a_reused_scratch_answers_as_a_fresh_one():
+    """The endgame table is not cleared between calls (its entries carry the call's
+    generation): one scratch through 700 solves (the generations wrap twice, the
+    limit changes, tight node caps whose answers depend on every table hit) answers
+    each solve as a zeroed scratch of its own does."""
+    shared = np.zeros(scratch_size(MAX_LIMIT), dtype=np.int64)
+    rnd = random.Random(5)
+    states = _endgames([7, 9], 100, 16, seed=5)
+    answers = set()
+    for i in range(700):
+        state = states[i % len(states)]
+        t = trike_agents.tables(trike_agents.size_of(state))
+        limit, cap = rnd.choice((12, 16, MAX_LIMIT)), rnd.choice((40, 200, 10**6))
+        fresh = np.zeros(scratch_size(MAX_LIMIT), dtype=np.int64)
+        got = solve_region(t, state, limit, cap, shared)
+        assert got == solve_region(t, state, limit, cap, fresh), i
+        answers.add(got)
+    assert answers == {-1, 0, 1}
+
+
 def test_endgame_solve_is_not_asked_before_the_game_has_an_endgame():
     size = 4
     t = trike_agents.tables(size)
-    scratch = np.empty(scratch_size(MAX_LIMIT), dtype=np.int64)
+    scratch = np.zeros(scratch_size(MAX_LIMIT), dtype=np.int64)
     empty = trike_agents.new_state(size, pie=True)
     assert solve_region(t, empty, MAX_LIMIT, 10**6, scratch) == -1
     game = trike_agents.agent_game(size)
@@ -103,7 +123,7 @@ def test_endgame_solve_is_not_asked_before_the_game_has_an_endgame():
 
 
 def test_symmetric_endgames_get_the_same_answer():
-    scratch = np.empty(scratch_size(16), dtype=np.int64)
+    scratch = np.zeros(scratch_size(16), dtype=np.int64)
     for state in _endgames([5, 7, 8], 40, 14, seed=3):
         size, board, pawn = _board(state)
         t = trike_agents.tables(size)

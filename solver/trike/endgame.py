@@ -19,15 +19,21 @@ counted as in the rules (own checkers on and around the pawn's point; the
 margin is never 0).  A move that ends the game in the mover's favour is taken
 before any deeper move is searched.  The search gives up after ``max_nodes``
 nodes, so its cost per call is bounded whatever the board; a given call always
-gives the same answer (no randomness, no table carried between calls).
+gives the same answer (no randomness, and no entry of an earlier call is ever
+read: each call stamps its table entries with its own generation number, so a
+call's table starts as good as empty without being cleared; it is cleared once
+every :data:`GENERATIONS` calls).
 
 Contract: ``solve_region(t, state, limit, max_nodes, scratch)`` returns
 ``1`` if the side to move wins, ``0`` if it loses, ``-1`` when the region has
 more than ``limit`` points, the search needed more than ``max_nodes`` nodes, or
 the state is not an endgame (no pawn yet, or the pie-rule swap still
 possible).  ``scratch`` is an ``int64`` buffer of at least
-:func:`scratch_size` ``(limit)`` entries; ``state`` is the same on return (the
-flood fill marks the region's cells in it and empties them again).
+:func:`scratch_size` ``(limit)`` entries, **zero before its first call** and then
+passed only to :func:`solve_region` (its last entry holds the generation and the
+``limit`` of the last call: a call with another limit clears the table);
+``state`` is the same on return (the flood fill marks the region's cells in it and
+empties them again).
 """
 
 from __future__ import annotations
@@ -41,10 +47,13 @@ MAX_LIMIT = 24
 point into 53 bits)."""
 TT_BITS = 13
 TT_SIZE = 1 << TT_BITS
-"""Entries of the solve's transposition table (cleared at each solve, so a solve's
-answer depends on nothing but the state): one ``int64`` each, the position's key,
-its result and a bit marking the entry used, replaced on collision."""
-_USED = np.int64(1) << 62
+"""Entries of the solve's transposition table: one ``int64`` each, the generation of
+the call that wrote it (bits 54-61), the position's key (bits 1-53) and its result
+(bit 0), replaced on collision.  An entry of another generation is a miss, so a
+solve's answer depends on nothing but the state."""
+GENERATIONS = 255
+"""Calls between two clearings of the table (generations 1..255; 0: never written)."""
+_GEN_SHIFT = 54
 _KEY_MASK = (np.int64(1) << 53) - 1
 
 _DIRS = 6
@@ -62,7 +71,8 @@ _T_WIDTH = 2
 def scratch_size(limit: int) -> int:
     """``int64`` entries :func:`solve_region` needs for regions up to ``limit`` points."""
     k = limit + 1
-    return k + k * _DIRS * limit + k * _DIRS + 3 * limit + (limit + 2) * (4 + limit) + TT_SIZE
+    return (k + k * _DIRS * limit + k * _DIRS + 3 * limit + (limit + 2) * (4 + limit)
+            + TT_SIZE + 1)
 
 
 @nb.njit(cache=True, inline="always")
@@ -86,20 +96,22 @@ def _tt_key(occ: np.int64, blk: np.int64, at: np.int64) -> np.int64:
 
 
 @nb.njit(cache=True, inline="always")
-def _tt_probe(scratch: np.ndarray, tt: int, occ: np.int64, blk: np.int64, at: np.int64) -> int:
-    """1 or 0 if the table holds the result of the side to move, else -1."""
+def _tt_probe(scratch: np.ndarray, tt: int, gen: np.int64, occ: np.int64, blk: np.int64,
+              at: np.int64) -> int:
+    """1 or 0 if the table holds the result of the side to move (written in generation
+    ``gen``), else -1."""
     key = _tt_key(occ, blk, at)
     e = scratch[tt + _tt_slot(key)]
-    if e & _USED and (e >> 1) & _KEY_MASK == key:
+    if e >> _GEN_SHIFT == gen and (e >> 1) & _KEY_MASK == key:
         return e & 1
     return -1
 
 
 @nb.njit(cache=True, inline="always")
-def _tt_store(scratch: np.ndarray, tt: int, occ: np.int64, blk: np.int64, at: np.int64,
-              win: bool) -> None:
+def _tt_store(scratch: np.ndarray, tt: int, gen: np.int64, occ: np.int64, blk: np.int64,
+              at: np.int64, win: bool) -> None:
     key = _tt_key(occ, blk, at)
-    scratch[tt + _tt_slot(key)] = _USED | (key << 1) | (1 if win else 0)
+    scratch[tt + _tt_slot(key)] = (gen << _GEN_SHIFT) | (key << 1) | (1 if win else 0)
 
 
 @nb.njit(cache=True, inline="always")
@@ -192,8 +204,15 @@ def solve_region(t: np.ndarray, state: np.ndarray, limit: int, max_nodes: int,
     _unmark(state, scratch, k)
     # ---- depth-first win/loss search
     tt = stack + (limit + 2) * frame
-    for i in range(TT_SIZE):
-        scratch[tt + i] = 0
+    # the last entry: 256 * the limit of the last call + its generation (0 at first);
+    # the table is cleared when the generations wrap or the limit (so its place) changed
+    last = scratch.shape[0] - 1
+    gen = (scratch[last] & 255) + 1
+    if gen > GENERATIONS or scratch[last] >> 8 != limit:
+        for i in range(TT_SIZE):
+            scratch[tt + i] = 0
+        gen = np.int64(1)
+    scratch[last] = limit * 256 + gen
     root_black = state[_S_COUNT] % 2 == 0  # the side to move at the root places black
     depth = 0
     nodes = 1
@@ -209,7 +228,7 @@ def solve_region(t: np.ndarray, state: np.ndarray, limit: int, max_nodes: int,
         mover_black = root_black == (depth % 2 == 0)
         if scratch[base + 3] < 0:  # a new node: the table, a winning end, else its moves
             n = 0
-            known = _tt_probe(scratch, tt, occ, blk, at)
+            known = _tt_probe(scratch, tt, gen, occ, blk, at)
             won = known == 1
             if known < 0:
                 for d in range(_DIRS):
@@ -240,7 +259,7 @@ def solve_region(t: np.ndarray, state: np.ndarray, limit: int, max_nodes: int,
                 # in the opponent's favour (or a stored loss)
                 result = won
                 if known < 0:
-                    _tt_store(scratch, tt, occ, blk, at, result)
+                    _tt_store(scratch, tt, gen, occ, blk, at, result)
                 scratch[base + 3] = 0
                 if depth == 0:
                     return 1 if result else 0
@@ -253,7 +272,8 @@ def solve_region(t: np.ndarray, state: np.ndarray, limit: int, max_nodes: int,
                         result = False
                     else:
                         break  # the child wins: try the parent's next move
-                    _tt_store(scratch, tt, scratch[pb], scratch[pb + 1], scratch[pb + 2], result)
+                    _tt_store(scratch, tt, gen, scratch[pb], scratch[pb + 1], scratch[pb + 2],
+                              result)
                     if depth == 0:
                         return 1 if result else 0
                     depth -= 1
