@@ -217,6 +217,8 @@ results-calibration: install
 	  --seed 2026
 	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-trap:30000,mcts:30000 --games 60 \
 	  --seed 2026
+	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-trap:10000,mcts:10000 --games 100 \
+	  --seed 2026
 
 # Size 8 takes hours: win/loss only, resumable (run again to continue; a finished
 # run resumes from size-8.replies.json in seconds), then the second proofs.
