@@ -25,7 +25,8 @@ from trilab.solver.trio_board import notation as tbn
 from trilab.solver.trio_board.board import check_fortress
 from trilab.solver.trio_board.rules import MAX_PLAYOUT_PLIES, PLAYOUT_RANDOM
 
-AGENT_FORMS = "mcts:N, mcts:Ns, mcts-greedy:N[:K] or mcts-greedy:Ns[:K] (K: playout cutoff)"
+AGENT_FORMS = ("mcts:N, mcts:Ns, mcts-greedy:N[:K] or mcts-greedy:Ns[:K] (K: playout cutoff); "
+               "a budget N@T or Ns@T searches T trees in parallel threads")
 
 
 def _split_agent(text: str, forms: str, check_cutoff) -> tuple[mcts.AgentSpec, str | None]:

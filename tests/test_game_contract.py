@@ -247,6 +247,16 @@ def test_agent_search_is_legal_and_reproducible(name, options):
     assert a.action in game.legal(state)
     assert (a.action, a.children) == (b.action, b.children)
     assert np.array_equal(state, _initial_agent_state(name, options))
+    # root parallelisation (two trees on two threads): as reproducible, every
+    # simulation counted once in the merged root
+    two = mcts.AgentSpec(simulations=301, threads=2)
+    c = game.search(state, two, game_stream(np.uint64(5), np.uint64(0)))
+    d = game.search(state, two, game_stream(np.uint64(5), np.uint64(0)))
+    assert c.action in game.legal(state)
+    assert (c.action, c.children) == (d.action, d.children)
+    assert c.simulations == 301 or c.proven  # a tree stops once its root is proven
+    assert sum(x.visits for x in c.children) == c.simulations
+    assert np.array_equal(state, _initial_agent_state(name, options))
 
 
 def _initial_agent_state(name: str, options: dict) -> np.ndarray:
