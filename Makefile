@@ -211,7 +211,13 @@ results-calibration: install
 	$(VENV)/bin/trilab duel trike --size 19 --agents mcts-solve:0.02s,mcts:0.02s --games 60 --seed 2026
 	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-trap:0.015s,mcts:0.015s --games 100 \
 	  --seed 2026
+	$(VENV)/bin/trilab duel trike --size 9 --agents mcts-trap:0.01s,mcts:0.01s --games 100 --seed 2026
+	$(VENV)/bin/trilab duel trike --size 19 --agents mcts-trap:0.02s,mcts:0.02s --games 60 --seed 2026
+	$(VENV)/bin/trilab duel trike --size 9 --agents mcts-trap:0.01s@2,mcts:0.01s --games 100 \
+	  --seed 2026
 	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-trap:0.015s@2,mcts:0.015s --games 200 \
+	  --seed 2026
+	$(VENV)/bin/trilab duel trike --size 19 --agents mcts-trap:0.02s@2,mcts:0.02s --games 60 \
 	  --seed 2026
 	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-trap:0.05s@2,mcts:0.05s --games 100 \
 	  --seed 2026
