@@ -46,7 +46,6 @@ machine.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -530,6 +529,10 @@ class AgentSpec:
     """Root parallelisation (:func:`search`): this many independent trees, one a
     thread, their root children's statistics summed before the move is chosen."""
 
+    def __post_init__(self) -> None:
+        if not 1 <= self.threads <= MAX_THREADS:
+            raise ValueError(f"threads must be 1..{MAX_THREADS}, not {self.threads}")
+
     @property
     def budget_text(self) -> str:
         """The budget as written in a spec: ``N``, ``Ns``, ``N@T`` or ``Ns@T``."""
@@ -569,7 +572,8 @@ def parse_budget(text: str, arg: str) -> AgentSpec:
     arg, at, threads_text = arg.partition("@")
     threads = 1
     if at:
-        if not threads_text.isdigit() or not 1 <= int(threads_text) <= MAX_THREADS:
+        if not (threads_text.isascii() and threads_text.isdigit()) \
+                or not 1 <= int(threads_text) <= MAX_THREADS:
             raise ValueError(f"agent {text!r}: the threads T of N@T must be a whole number "
                              f"1..{MAX_THREADS}, not {threads_text!r}")
         threads = int(threads_text)
@@ -613,9 +617,12 @@ def search(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, n_seats:
     from ``stream`` and its own buffers, grow at once in ``T`` threads (the kernel
     releases the GIL); a budget of ``N`` simulations gives tree ``i`` ``N // T``
     (one more for ``i < N % T``), so the move is still reproducible from the seed;
-    a time budget gives each tree the whole time.  The root children's visits and
-    rewards are then summed action by action (a child proven in one tree is proven,
-    with the same exact value in all) and :func:`root_child` chooses on the sum.
+    a time budget gives each tree the whole time (and at least one batch of
+    :data:`TIME_BATCH` simulations, however late its thread starts).  The root
+    children's visits and rewards are then summed action by action
+    (:func:`merge_roots`) and :func:`root_child` chooses on the sum.  Tree 0 grows in
+    the calling thread, the others in threads of their own (made for this search,
+    so no other search can hold them up).
     """
     if max_nodes is None:
         budget = agent.simulations if agent.simulations is not None else 1 << 30
@@ -634,25 +641,21 @@ def search(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, n_seats:
     k = agent.threads
     streams = [rng.game_stream(np.uint64(rng.next_u64(stream)), np.uint64(i)) for i in range(k)]
     trees = [new_tree(n_seats, max_nodes) for _ in range(k)]
-    jobs = []
+    args = []
     for i in range(k):
         sims = None
         if agent.simulations is not None:
             sims = agent.simulations // k + (1 if i < agent.simulations % k else 0)
-        jobs.append(_thread_pool(k).submit(
-            _grow, kernels, tables.copy(), root, streams[i], trees[i],
-            _new_scratch(root, n_seats, max_actions, playout_scratch), agent.exploration,
-            expand, sims, deadline))
-    for job in jobs:
-        job.result()
+        args.append((kernels, tables.copy(), root, streams[i], trees[i],
+                     _new_scratch(root, n_seats, max_actions, playout_scratch),
+                     agent.exploration, expand, sims, deadline))
+    with ThreadPoolExecutor(max_workers=k - 1, thread_name_prefix="mcts") as pool:
+        jobs = [pool.submit(_grow, *a) for a in args[1:]]
+        _grow(*args[0])
+        for job in jobs:
+            job.result()
     merged = merge_roots(trees, n_seats)
     return _choose(merged, int(merged.counters[C_SIMULATIONS]), time.perf_counter() - t0)
-
-
-@functools.cache
-def _thread_pool(threads: int) -> ThreadPoolExecutor:
-    """The threads of root-parallel searches with ``threads`` trees (made once)."""
-    return ThreadPoolExecutor(max_workers=threads, thread_name_prefix="mcts")
 
 
 def _new_scratch(root: np.ndarray, n_seats: int, max_actions: int,
@@ -668,7 +671,8 @@ def _grow(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, stream: n
           tree: Tree, scratch: Scratch, exploration: float, expand: float,
           simulations: int | None, deadline: float | None) -> None:
     """Grow ``tree`` by ``simulations``, or until ``deadline`` (``perf_counter``
-    seconds) in batches of :data:`TIME_BATCH`; stop early when its root is proven."""
+    seconds) in batches of :data:`TIME_BATCH`, at least one; stop early when its root
+    is proven."""
 
     def run(n: int) -> int:
         return run_simulations(*kernels, tables, root, stream, *tree[:-1], tree.counters,
@@ -677,6 +681,7 @@ def _grow(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, stream: n
     if simulations is not None:
         run(simulations)
     else:
+        run(TIME_BATCH)
         while time.perf_counter() < deadline and tree.proven[0] == 0:
             run(TIME_BATCH)
 
@@ -684,9 +689,14 @@ def _grow(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, stream: n
 def merge_roots(trees: list[Tree], n_seats: int) -> Tree:
     """One tree of a root and its children from the trees of a root-parallel search:
     each child's visits and summed rewards are the sums over the trees of the child
-    with its action; a child (or the root) proven in any tree is proven with that
-    tree's exact rewards (exact values agree between trees).  Counters: the nodes and
-    simulations of all trees.  A tree whose root was never expanded adds nothing."""
+    with its action.  Proofs: if some tree proved its root, the root and its
+    children's proofs are that tree's (the first such), so the proven root has the
+    proven child that :func:`root_child` looks for; else a child proven in any tree
+    is proven with the exact rewards of the first tree that proved it.  (Exact
+    rewards of one position can differ between trees: with three seats a seat
+    choosing between children equal for it proves the first in its random child
+    order.)  Counters: the nodes and simulations of all trees.  A tree whose root
+    was never expanded adds nothing."""
     expanded = [t for t in trees if t.first_child[0] != NO_CHILDREN]
     if not expanded:
         return trees[0]
@@ -706,13 +716,14 @@ def merge_roots(trees: list[Tree], n_seats: int) -> Tree:
     merged.exact[:] = 0.0
     index = {int(a): 1 + i for i, a in enumerate(base.action[first:first + n])}
     merged.counters[:] = 0
+    prover = next((t for t in expanded if t.proven[0]), None)
+    if prover is not None:
+        merged.proven[0] = 1
+        merged.exact[0] = prover.exact[0]
     for t in trees:
         merged.counters[:] += t.counters
         merged.visits[0] += t.visits[0]
         merged.value[0] += t.value[0]
-        if t.proven[0]:
-            merged.proven[0] = 1
-            merged.exact[0] = t.exact[0]
         f = int(t.first_child[0])
         if f == NO_CHILDREN:
             continue
@@ -720,7 +731,7 @@ def merge_roots(trees: list[Tree], n_seats: int) -> Tree:
             j = index[int(t.action[c])]
             merged.visits[j] += t.visits[c]
             merged.value[j] += t.value[c]
-            if t.proven[c]:
+            if t.proven[c] and not merged.proven[j] and (prover is None or t is prover):
                 merged.proven[j] = 1
                 merged.exact[j] = t.exact[c]
     return merged

@@ -132,6 +132,8 @@ def test_calibration_reads_budgets_and_endgame_sizes():
     assert agent_strength._budget("mcts-solve:50000") == ("mcts-solve", 50000.0)
     assert agent_strength._budget("mcts:2s") == ("mcts", 2.0)
     assert agent_strength._budget("mcts-solve:1000:12") == ("mcts-solve:12", 1000.0)
+    assert agent_strength._budget("mcts-trap:50000@2") == ("mcts-trap@2", 50000.0)
+    assert agent_strength._budget("mcts-trap:0.5s@2:12") == ("mcts-trap@2:12", 0.5)
 
 
 @pytest.mark.parametrize("args, needle", [

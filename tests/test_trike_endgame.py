@@ -12,7 +12,7 @@ from trilab.solver.rng import game_stream
 from trilab.solver.trike import agents as trike_agents
 from trilab.solver.trike import engine as trike
 from trilab.solver.trike import reference as ref
-from trilab.solver.trike.endgame import MAX_LIMIT, scratch_size, solve_region
+from trilab.solver.trike.endgame import GENERATIONS, MAX_LIMIT, scratch_size, solve_region
 
 
 def _board(state: np.ndarray) -> tuple[int, dict, tuple[int, int]]:
@@ -91,9 +91,10 @@ def test_endgame_solve_gives_up_above_its_limits_and_never_guesses():
 
 def test_a_reused_scratch_answers_as_a_fresh_one():
     """The endgame table is not cleared between calls (its entries carry the call's
-    generation): one scratch through 700 solves (the generations wrap twice, the
-    limit changes, tight node caps whose answers depend on every table hit) answers
-    each solve as a zeroed scratch of its own does."""
+    generation): one scratch through 700 solves at changing limits (each change
+    clears the table), then 600 at one limit (the generations wrap twice), with
+    tight node caps whose answers depend on every table hit, answers each solve as
+    a zeroed scratch of its own does."""
     shared = np.zeros(scratch_size(MAX_LIMIT), dtype=np.int64)
     rnd = random.Random(5)
     states = _endgames([7, 9], 100, 16, seed=5)
@@ -107,6 +108,18 @@ def test_a_reused_scratch_answers_as_a_fresh_one():
         assert got == solve_region(t, state, limit, cap, fresh), i
         answers.add(got)
     assert answers == {-1, 0, 1}
+    wraps = 0
+    for i in range(600):  # one limit throughout: the generations wrap
+        state = states[i % len(states)]
+        t = trike_agents.tables(trike_agents.size_of(state))
+        cap = rnd.choice((40, 200, 10**6))
+        fresh = np.zeros(scratch_size(MAX_LIMIT), dtype=np.int64)
+        before = shared[-1]
+        got = solve_region(t, state, 16, cap, shared)
+        assert got == solve_region(t, state, 16, cap, fresh), i
+        assert shared[-1] >> 8 == 16  # the limit of the last call
+        wraps += before == 16 * 256 + GENERATIONS and shared[-1] == 16 * 256 + 1
+    assert wraps >= 2
 
 
 def test_endgame_solve_is_not_asked_before_the_game_has_an_endgame():

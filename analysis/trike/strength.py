@@ -373,9 +373,13 @@ CALIBRATION = "trike-calibration"
 
 
 def _budget(agent_text: str) -> tuple[str, float]:
-    """(family, budget) of an agent spec: ``mcts-solve:50000`` -> ("mcts-solve", 50000)."""
+    """(family, budget) of an agent spec: ``mcts-solve:50000`` -> ("mcts-solve", 50000);
+    root-parallel threads are part of the family (``mcts-trap:50000@2`` ->
+    ("mcts-trap@2", 50000))."""
     family, _, rest = agent_text.partition(":")
-    budget = rest.split(":")[0]
+    budget, _, threads = rest.split(":")[0].partition("@")
+    if threads:
+        family += "@" + threads
     if rest.split(":")[1:]:
         family += ":" + ":".join(rest.split(":")[1:])  # e.g. an endgame size
     return family, float(budget[:-1]) if budget.endswith("s") else float(budget)
