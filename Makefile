@@ -58,30 +58,40 @@ ladders: install
 # saved as they finish, so an interrupted run resumes where it stopped.
 TRIO_STRENGTH = results/trio-cards/strength
 results-trio-strong: install
+	# a table already made is kept (delete it to make it again); a study stopped
+	# midway resumes from its saved chunks
 	for k in 0 1 2; do \
 	  pol=$$(echo memory,memory,memory | awk -F, -v k=$$k -v p=ismcts:1000 '{$$(k+1)=p; OFS=","; print $$1,$$2,$$3}'); \
+	  out=$(TRIO_STRENGTH)/p3-simple-ismcts-1000-seat$$k.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --policy $$pol --games 1000 --seed 2101 --chunk 100 \
-	    --out $(TRIO_STRENGTH)/p3-simple-ismcts-1000-seat$$k.csv || exit 1; done
+	    --out $$out || exit 1; done
 	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p3-simple-ismcts-1000
 	for k in 0 1 2; do \
 	  pol=$$(echo deduce,deduce,deduce | awk -F, -v k=$$k -v p=ismcts:1000 '{$$(k+1)=p; OFS=","; print $$1,$$2,$$3}'); \
+	  out=$(TRIO_STRENGTH)/p3-simple-ismcts-1000-vs-deduce-seat$$k.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --policy $$pol --games 1000 --seed 2101 --chunk 100 \
-	    --out $(TRIO_STRENGTH)/p3-simple-ismcts-1000-vs-deduce-seat$$k.csv || exit 1; done
+	    --out $$out || exit 1; done
 	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p3-simple-ismcts-1000-vs-deduce
 	for mode in simple spicy; do \
+	  out=results/trio-cards/deduce/p3-$$mode-deduce.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 3 --mode $$mode --policy deduce \
-	    --games 20000 --seed 2026 --out results/trio-cards/deduce/p3-$$mode-deduce.csv || exit 1; \
+	    --games 20000 --seed 2026 --out $$out || exit 1; \
+	  out=results/trio-cards/deduce/p4-$$mode-deduce.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 4 --mode $$mode --policy deduce \
-	    --games 8000 --seed 2026 --chunk 500 --out results/trio-cards/deduce/p4-$$mode-deduce.csv || exit 1; \
+	    --games 8000 --seed 2026 --chunk 500 --out $$out || exit 1; \
+	  out=results/trio-cards/deduce/p4-$$mode-teams-deduce.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 4 --mode $$mode --teams --policy deduce \
-	    --games 10000 --seed 2026 --chunk 500 --out results/trio-cards/deduce/p4-$$mode-teams-deduce.csv || exit 1; \
+	    --games 10000 --seed 2026 --chunk 500 --out $$out || exit 1; \
+	  out=results/trio-cards/deduce/p5-$$mode-deduce.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 5 --mode $$mode --policy deduce \
-	    --games 6000 --seed 2026 --chunk 100 --out results/trio-cards/deduce/p5-$$mode-deduce.csv || exit 1; done
+	    --games 6000 --seed 2026 --chunk 100 --out $$out || exit 1; done
 	for mode in simple spicy; do \
+	  out=results/trio-cards/deduce/p6-$$mode-teams-deduce.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode $$mode --teams --policy deduce \
-	    --games 8500 --seed 2026 --chunk 100 --out results/trio-cards/deduce/p6-$$mode-teams-deduce.csv || exit 1; \
+	    --games 8500 --seed 2026 --chunk 100 --out $$out || exit 1; \
+	  out=results/trio-cards/deduce/p6-$$mode-deduce.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode $$mode --policy deduce \
-	    --games 5500 --seed 2026 --chunk 100 --out results/trio-cards/deduce/p6-$$mode-deduce.csv || exit 1; done
+	    --games 5500 --seed 2026 --chunk 100 --out $$out || exit 1; done
 
 bench: install
 	$(PY) benchmarks/bench_cli.py --cli 2 6 --tt 5 6 7
