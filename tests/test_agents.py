@@ -229,8 +229,9 @@ def _winning_moves(solver: AlphaBetaSolver, pos: trike.TrikePosition) -> set[int
     return {d for d in pos.legal_moves() if not solver.is_win(pos.play(d))}
 
 
-def test_mcts_picks_winning_moves_on_size_6():
-    """Random won size-6 positions: 2,000 simulations find a winning move."""
+def _check_wins_on_size_6(spec: mcts.AgentSpec, stream_seed: int) -> None:
+    """12 random won size-6 positions (always the same ones): the agent plays a
+    winning move in each."""
     solver = AlphaBetaSolver(6, tt_mb=16)
     rnd = random.Random(6)
     checked = 0
@@ -244,10 +245,14 @@ def test_mcts_picks_winning_moves_on_size_6():
         if pos.is_terminal() or not solver.is_win(pos):
             continue
         state = trike_agents.from_position(pos, pie=False)
-        res = trike_agents.agent_game(6).search(state, mcts.AgentSpec(simulations=2000),
-                                                _stream(5, checked))
+        res = trike_agents.agent_game(6).search(state, spec, _stream(stream_seed, checked))
         assert res.action in _winning_moves(solver, pos), pos.to_notation()
         checked += 1
+
+
+def test_mcts_picks_winning_moves_on_size_6():
+    """Random won size-6 positions: 2,000 simulations find a winning move."""
+    _check_wins_on_size_6(mcts.AgentSpec(simulations=2000), 5)
 
 
 def test_mcts_is_reproducible_and_uses_its_stream():
@@ -463,23 +468,7 @@ def test_merged_roots_sum_the_trees_action_by_action():
 def test_root_parallel_search_finds_winning_moves_on_size_6():
     """Two trees of 2,000 simulations each find a winning move in the random won size-6
     positions where one tree of 2,000 does (above)."""
-    solver = AlphaBetaSolver(6, tt_mb=16)
-    rnd = random.Random(6)
-    checked = 0
-    while checked < 12:
-        pos = trike.opening(6, rnd.randrange(21))
-        for _ in range(rnd.randrange(2, 9)):
-            moves = pos.legal_moves()
-            if not moves:
-                break
-            pos = pos.play(rnd.choice(moves))
-        if pos.is_terminal() or not solver.is_win(pos):
-            continue
-        state = trike_agents.from_position(pos, pie=False)
-        res = trike_agents.agent_game(6).search(
-            state, mcts.AgentSpec(simulations=4000, threads=2), _stream(9, checked))
-        assert res.action in _winning_moves(solver, pos), pos.to_notation()
-        checked += 1
+    _check_wins_on_size_6(mcts.AgentSpec(simulations=4000, threads=2), 9)
 
 
 def test_root_parallel_time_budget_stops():
