@@ -116,7 +116,8 @@ results: install results-mc
 # Pie-rule balance: exact from the opening tables (instant), then agent games per
 # opening class: swap maps between mcts-trap:50000 players (the agent calibrated on the
 # solved sizes 6-8, results-calibration), sequential: batches of 10 games a class until
-# its interval leaves 50% or it has 100 games. Hours per size from 10 on: run it again to
+# its interval leaves 50% or it has 100 games (sizes 9-13: about +-10 points at worst)
+# or 50 (sizes 14-19: about +-14; their games cost 2-4 times more). Hours per size from 10 on: run it again to
 # go on (resumable per batch; a size's tables appear when it is done). The maps of sizes
 # 9-10 between mcts-solve:50000 players came first and are kept beside them.
 results-balance: install
@@ -125,7 +126,7 @@ results-balance: install
 	  --max-games 100 --seed 2026
 	for n in 9 10 11 12 13 14 15 16 17 18 19; do \
 	  $(VENV)/bin/trilab balance trike --sizes 9-$$n --agent mcts-trap:50000 --games 10 \
-	    --max-games 100 --seed 2026 || exit 1; done
+	    --max-games 9-13:100,14-19:50 --seed 2026 || exit 1; done
 
 # The MCTS agent in the simulated games (one core, about 1.5 hours in all):
 # Tabula Trivium with random playouts against random, greedy and itself, then

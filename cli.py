@@ -497,6 +497,21 @@ def _int_list(lowest: int, highest: int):
     return parse
 
 
+def _size_caps(ctx, param, value: str | None) -> int | dict[int, int] | None:
+    """``--max-games``: one number (``100``) or numbers by size (``9-13:100,14-19:50``;
+    a later item wins where sizes overlap)."""
+    if value is None or value.strip().isdigit():
+        return None if value is None else int(value)
+    caps: dict[int, int] = {}
+    sizes = _int_list(2, 19)
+    for part in value.split(","):
+        head, sep, cap = part.strip().partition(":")
+        if not sep or not cap.strip().isdigit():
+            raise click.BadParameter(f"{part.strip()!r}: use M or SIZES:M, e.g. 14-19:50")
+        caps.update(dict.fromkeys(sizes(ctx, param, head), int(cap)))
+    return caps
+
+
 @cli.command()
 @click.argument("game", callback=_trike_agents)
 @click.option("--sizes", required=True, callback=_int_list(2, 19),
@@ -506,13 +521,14 @@ def _int_list(lowest: int, highest: int):
               help="From games of this agent against itself, per opening class.")
 @click.option("--games", type=click.IntRange(1, 1_000_000), default=20, show_default=True,
               help="--agent: games per opening class (a batch, with --max-games).")
-@click.option("--max-games", type=click.IntRange(1, 65536), default=None,
+@click.option("--max-games", default=None, callback=_size_caps, metavar="M|SIZES:M[,...]",
               help="--agent: sequential sampling: batches of --games until the class's "
-                   "interval leaves 50% or it has this many games [default: --games].")
+                   "interval leaves 50% or it has M games [default: --games]; one M, or "
+                   "one per size, e.g. 9-13:100,14-19:50.")
 @_study_options("results/balance")
 def balance(game: str, sizes: list[int], exact: bool, agent_text: str | None, games: int,
-            max_games: int | None, seed: int, jobs: int, dask_address: str | None,
-            out_dir: str | None, as_json: bool) -> None:
+            max_games: int | dict[int, int] | None, seed: int, jobs: int,
+            dask_address: str | None, out_dir: str | None, as_json: bool) -> None:
     """Pie-rule balance by board size: swap maps, pie value, first-player advantage.
 
     Resumable with --agent: run the same command again after an interruption.

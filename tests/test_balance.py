@@ -157,6 +157,38 @@ def test_pie_value_is_estimated_on_games_that_did_not_choose_the_opening():
     assert s["pie_value_ci"][0] <= 1 / 8 <= s["pie_value_ci"][1]
 
 
+def test_each_size_has_its_own_cap_and_its_own_looks(tmp_path):
+    """--max-games 3:2,4:6: size 3 plays one batch of 2 a class, size 4 goes on to 6
+    with the verdicts of 3 looks; the metadata keeps both caps."""
+    out = tmp_path / "caps"
+    res = run("balance", "trike", "--sizes", "3-4", "--agent", "mcts:200", "--games", "2",
+              "--max-games", "3:2,4:6", "--seed", "3", "--json", "--out-dir", str(out))
+    assert res.exit_code == 0, res.output
+    totals = balance.class_totals(pd.read_csv(out / "trike-mcts-200.rows.csv"))
+    assert set(totals.loc[3].games) == {2}
+    for _k, rec in totals.loc[4].iterrows():
+        assert rec.games in (2, 4, 6)
+        lo, hi = balance.sequential_interval(int(rec.placer_wins), int(rec.games), 3)
+        assert rec.games == 6 or lo > 0.5 or hi < 0.5
+    meta = json.loads((out / "trike-mcts-200.meta.json").read_text())
+    assert meta["max_games_per_class"] == {"3": 2, "4": 6}
+    assert meta["looks"] == {"3": 1, "4": 3}
+    rows = pd.read_csv(out / "trike-mcts-200.csv")
+    for n, n_looks in ((3, 1), (4, 3)):
+        for _i, r in rows[rows["size"] == n].iterrows():
+            lo, hi = balance.sequential_interval(int(r.placer_wins), int(r.games), n_looks)
+            assert r.verdict == balance.verdict("agent", lo, hi)
+
+
+@pytest.mark.parametrize("spec", ["9-13", "9-13:x", "1-3:5", "4:1"])
+def test_a_bad_cap_by_size_is_refused(tmp_path, spec):
+    res = run("balance", "trike", "--sizes", "4", "--agent", "mcts:5", "--games", "2",
+              "--max-games", spec, "--out-dir", str(tmp_path / "o"))
+    assert res.exit_code == 2 and "--max-games" in res.stderr, res.output
+    assert "Traceback" not in res.output
+    assert not (tmp_path / "o").exists()
+
+
 def test_max_games_below_the_batch_is_refused(tmp_path):
     res = run("balance", "trike", "--sizes", "4", "--agent", "mcts:5", "--games", "10",
               "--max-games", "4", "--out-dir", str(tmp_path / "o"))

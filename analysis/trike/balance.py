@@ -23,7 +23,9 @@ Two sources, one table shape (a row per opening point, a summary per size):
   placer wins, ``do not swap``, ``too close to call``, as on Hex players' swap
   maps) use the Wilson interval at level ``1 - 0.05 / L`` for ``L = ceil(M /
   G)`` looks (Bonferroni: at most a 5% chance that a class's verdict is wrong
-  by chance); the tables also give the plain 95% interval.
+  by chance); the tables also give the plain 95% interval.  ``M`` may differ by
+  size (``--max-games 9-13:100,14-19:50``): a bigger board costs more a game
+  and needs a looser interval, and each size then has its own ``L``.
 
   The **pie value** is the best opening's ``min(p, 1 - p)`` (how close to an
   even game the first player can get under the pie rule; 0.5 is a perfectly
@@ -143,6 +145,20 @@ def looks(games: int, max_games: int) -> int:
     return max(1, math.ceil(max_games / games))
 
 
+def caps_by_size(sizes: list[int], games: int,
+                 max_games: int | dict[int, int] | None) -> dict[int, int]:
+    """Each size's game cap ``M``: one number for every size, or a number per size
+    (a size it does not name plays one batch); a cap below the batch or above
+    :data:`MAX_GAMES_PER_CLASS` is a :class:`StudyError`."""
+    caps = {n: (max_games.get(n, games) if isinstance(max_games, dict)
+                else games if max_games is None else max_games) for n in sizes}
+    for n, cap in caps.items():
+        if not games <= cap <= MAX_GAMES_PER_CLASS:
+            raise StudyError(f"--max-games must be from --games ({games}) to "
+                             f"{MAX_GAMES_PER_CLASS} (size {n}: {cap})", "--max-games")
+    return caps
+
+
 def sequential_interval(wins: int, n: int, n_looks: int) -> tuple[float, float]:
     """The Wilson interval at level ``1 - 0.05 / n_looks`` (module docstring)."""
     return wilson(wins, n, 1 - (1 - CONFIDENCE) / n_looks)
@@ -160,12 +176,11 @@ def class_totals(rows: pd.DataFrame) -> pd.DataFrame:
 
 def agent_class_rows(sizes: list[int], agent_text: str, seed: int, games: int, executor,
                      rows_path: Path, progress: Callable[[str], None] | None = None,
-                     max_games: int | None = None) -> pd.DataFrame:
+                     max_games: int | dict[int, int] | None = None) -> pd.DataFrame:
     """Every class's batches (sequential sampling, module docstring), resumed from
     ``rows_path``: rounds of one batch per open class, cheapest sizes first, until
-    every class is decided or has ``max_games`` games."""
-    max_games = games if max_games is None else max_games
-    n_looks = looks(games, max_games)
+    every class is decided or has its size's cap of games (:func:`caps_by_size`)."""
+    caps = caps_by_size(sizes, games, max_games)
     classes = [(n, k, cls[0]) for n in sorted(sizes) for k, cls in enumerate(opening_classes(n))]
     while True:
         have = pd.read_csv(rows_path) if rows_path.exists() else pd.DataFrame()
@@ -177,11 +192,12 @@ def agent_class_rows(sizes: list[int], agent_text: str, seed: int, games: int, e
             if totals is not None and (n, k) in totals.index:
                 played, wins = int(totals.loc[(n, k), "games"]), int(totals.loc[(n, k),
                                                                                "placer_wins"])
-            lo, hi = sequential_interval(wins, played, n_looks) if played else (0.0, 1.0)
-            if played >= max_games or lo > 0.5 or hi < 0.5:
+            lo, hi = (sequential_interval(wins, played, looks(games, caps[n])) if played
+                      else (0.0, 1.0))
+            if played >= caps[n] or lo > 0.5 or hi < 0.5:
                 decided += 1
                 continue
-            tasks.append((n, agent_text, seed, k, point, min(games, max_games - played), played))
+            tasks.append((n, agent_text, seed, k, point, min(games, caps[n] - played), played))
         if progress is not None:
             progress(f"opening classes settled: {decided}/{len(classes)}"
                      + (f"; next round: {len(tasks)} batches" if tasks else ""))
@@ -457,10 +473,12 @@ class BalanceOutcome:
 def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = None,
                   games: int = 20, seed: int = 0, jobs: int = 1, dask: str | None = None,
                   out_dir: str | Path | None = None, progress: Callable | None = None,
-                  command: str | None = None, max_games: int | None = None) -> BalanceOutcome:
+                  command: str | None = None,
+                  max_games: int | dict[int, int] | None = None) -> BalanceOutcome:
     """Pie-rule balance by board size (see the module docstring):
     from the exact opening tables (``exact``) or from agent games, in batches of
-    ``games`` per class up to ``max_games`` (default ``games``: one batch)."""
+    ``games`` per class up to ``max_games`` (default ``games``: one batch; one
+    number or a number per size)."""
     if exact == (agent is not None):
         raise StudyError("choose --exact or --agent SPEC", "--exact")
     if not sizes:
@@ -486,10 +504,7 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
             tables[size] = table if complete else None
     if games < 1:
         raise StudyError("games must be at least 1", "--games")
-    max_games = games if max_games is None else max_games
-    if not games <= max_games <= MAX_GAMES_PER_CLASS:
-        raise StudyError(f"--max-games must be from --games ({games}) to "
-                         f"{MAX_GAMES_PER_CLASS}", "--max-games")
+    caps = caps_by_size(sizes, games, max_games)
     command = command or artifacts.command_line()
     t0 = time.perf_counter()
     if exact:
@@ -516,13 +531,20 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
                                           progress=progress, max_games=max_games)
         finally:
             executor.close()
-        n_looks = looks(games, max_games)
+        n_looks = {n: looks(games, caps[n]) for n in sizes}
         class_rows = class_rows[class_rows["size"].isin(sizes)]
-        rows = pd.concat([agent_rows(n, class_rows, tables[n], n_looks) for n in sizes],
+        rows = pd.concat([agent_rows(n, class_rows, tables[n], n_looks[n]) for n in sizes],
                          ignore_index=True)
+
+        def by_size(values: dict[int, float]) -> float | dict[str, float]:
+            """One value when every size shares it (the tables before per-size caps)."""
+            return (next(iter(values.values())) if len(set(values.values())) == 1
+                    else {str(n): v for n, v in values.items()})
+
         extra = {"method": "agent", "agent": agent, "games_per_batch": games,
-                 "max_games_per_class": max_games, "looks": n_looks,
-                 "verdict_confidence": 1 - (1 - CONFIDENCE) / n_looks,
+                 "max_games_per_class": by_size(caps), "looks": by_size(n_looks),
+                 "verdict_confidence": by_size({n: 1 - (1 - CONFIDENCE) / k
+                                                for n, k in n_looks.items()}),
                  "rows": str(rows_path)}
     summaries = [summarise(rows[rows["size"] == n].reset_index(drop=True))
                  for n in sizes]
