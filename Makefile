@@ -236,6 +236,12 @@ results-calibration: install
 	  --seed 2026
 	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-trap:10000,mcts:10000 --games 100 \
 	  --seed 2026
+	# the issue's own pairing: mcts:10000 against the new agent given mcts:10000's time a
+	# move (8.4 ms, measured in the duel above), on one core and on two
+	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-trap:0.0084s,mcts:10000 --games 200 \
+	  --seed 2026
+	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-trap:0.0084s@2,mcts:10000 --games 200 \
+	  --seed 2026
 
 # Size 8 takes hours: win/loss only, resumable (run again to continue; a finished
 # run resumes from size-8.replies.json in seconds), then the second proofs.
