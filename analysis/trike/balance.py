@@ -528,7 +528,7 @@ def balance_trike(sizes: list[int], exact: bool = False, agent: str | None = Non
         try:
             check_resume(rows_path.with_suffix(".json"), {"seed": seed, "rows": "batches"})
             class_rows = agent_class_rows(sizes, agent, seed, games, executor, rows_path,
-                                          progress=progress, max_games=max_games)
+                                          progress=progress, max_games=caps)
         finally:
             executor.close()
         n_looks = {n: looks(games, caps[n]) for n in sizes}
