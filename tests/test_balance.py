@@ -125,6 +125,14 @@ def test_sequential_sampling_stops_decided_classes_and_resumes_with_a_larger_cap
             w = int(earlier.placer_wins.iloc[:-1].sum())
             lo, hi = balance.sequential_interval(w, int(rec.games) - 2, 4)
             assert lo <= 0.5 <= hi
+    # one progress line a batch, each round counting up to its number of batches
+    lines = [ln.split()[1].rstrip(":") for ln in res.stderr.splitlines()
+             if ln.lstrip().startswith("batch ")]
+    assert len(lines) == len(batches)
+    rounds = [ln.split("/") for ln in lines]
+    assert all(int(done) <= int(total) for done, total in rounds)
+    assert [int(done) for done, _ in rounds].count(1) == sum(
+        1 for done, total in rounds if done == total)
     data = json.loads(res.stdout)["sizes"][0]
     assert data["selection"] == "chosen on the even games, estimated on the odd ones"
     more = run(*args, "--max-games", "12")  # resumes: the first batches are kept

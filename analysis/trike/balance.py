@@ -203,8 +203,21 @@ def agent_class_rows(sizes: list[int], agent_text: str, seed: int, games: int, e
                      + (f"; next round: {len(tasks)} batches" if tasks else ""))
         if not tasks:
             return have
-        for _args, row in executor.run(class_games, tasks):
+        started = time.perf_counter()
+        for done, (_args, row) in enumerate(executor.run(class_games, tasks), 1):
             artifacts.append_csv(rows_path, [row])
+            if progress is not None:
+                progress(batch_progress(done, len(tasks), row, time.perf_counter() - started))
+
+
+def batch_progress(done: int, total: int, row: dict, seconds: float) -> str:
+    """The progress line after ``done`` of a round's ``total`` batches (the last one
+    finished is ``row``), with the round's elapsed time and a linear estimate of the
+    rest."""
+    left = seconds / done * (total - done)
+    return (f"  batch {done}/{total}: size {row['size']} class {row['class']} "
+            f"+{row['games']} games ({row['placer_wins']} placer wins); "
+            f"{seconds / 60:.1f} min in this round, about {left / 60:.1f} min left")
 
 
 def agent_rows(size: int, class_rows: pd.DataFrame, exact: pd.DataFrame | None,
