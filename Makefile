@@ -242,6 +242,16 @@ results-calibration: install
 	  --seed 2026
 	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-trap:0.0084s@2,mcts:10000 --games 200 \
 	  --seed 2026
+	# mcts-squeeze (session 14: mcts-trap whose playouts squeeze the pawn), the same
+	# pairings; size 13 on a seed not used while the agent was chosen (2027)
+	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-squeeze:0.0084s@2,mcts:10000 \
+	  --games 400 --seed 2027
+	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-squeeze:0.0084s,mcts:10000 \
+	  --games 200 --seed 2027 --jobs 2
+	$(VENV)/bin/trilab duel trike --size 9 --agents mcts-squeeze:0.01s@2,mcts:0.01s --games 100 \
+	  --seed 2026
+	$(VENV)/bin/trilab duel trike --size 19 --agents mcts-squeeze:0.02s@2,mcts:0.02s --games 60 \
+	  --seed 2026
 
 # Size 8 takes hours: win/loss only, resumable (run again to continue; a finished
 # run resumes from size-8.replies.json in seconds), then the second proofs.

@@ -405,7 +405,7 @@ def move(game: str, size: int | None, position_text: str | None, agent_text: str
 @click.argument("game", callback=_position_games)
 @click.option("--size", type=int, default=5, show_default=True, help="Board side, 2..19.")
 @click.option("--agent", "opponent", default="mcts:1s", show_default=True,
-              metavar="mcts:N|mcts:Ns|mcts-solve:N|mcts-trap:N|perfect",
+              metavar="mcts:N|mcts:Ns|mcts-solve:N|mcts-trap:N|mcts-squeeze:N|perfect",
               help="The computer: the MCTS agent (mcts-solve: with exact endgames), or the "
                    "exact solver (sizes up to 7).")
 @click.option("--as", "as_seat", type=click.Choice(["placer", "mover"]), default="placer",
@@ -517,7 +517,8 @@ def _size_caps(ctx, param, value: str | None) -> int | dict[int, int] | None:
 @click.option("--sizes", required=True, callback=_int_list(2, 19),
               help="Board sides, 2..19: 2-8, 7,9,13 or a mixture.")
 @click.option("--exact", is_flag=True, help="From the exact opening tables (results/trike).")
-@click.option("--agent", "agent_text", default=None, metavar="mcts:N|mcts-solve:N|mcts-trap:N",
+@click.option("--agent", "agent_text", default=None,
+              metavar="mcts:N|mcts-solve:N|mcts-trap:N|mcts-squeeze:N",
               help="From games of this agent against itself, per opening class.")
 @click.option("--games", type=click.IntRange(1, 1_000_000), default=20, show_default=True,
               help="--agent: games per opening class (a batch, with --max-games).")
@@ -552,7 +553,7 @@ def balance(game: str, sizes: list[int], exact: bool, agent_text: str | None, ga
 @click.option("--agents", "agents_text", required=True, metavar="A[,B...]",
               help="Agents to measure: mcts:N (simulations per move), mcts:Ns (seconds), "
                    "mcts-solve:N (with exact endgames), mcts-trap:N (and playouts that see "
-                   "traps).")
+                   "traps), mcts-squeeze:N (and playouts that squeeze the pawn).")
 @click.option("--positions", type=click.IntRange(1, 1_000_000), default=1000, show_default=True,
               help="Random won positions (a third each early, middle and late).")
 @click.option("--openings", is_flag=True,
@@ -588,7 +589,8 @@ def strength(game: str, sizes: list[int], agents_text: str, positions: int, open
 @click.argument("game", callback=_game("solvable"))
 @click.option("--size", type=click.IntRange(2, 19), required=True, help="Board side, 2..19.")
 @click.option("--agents", "agents_text", required=True, metavar="A,B",
-              help="Two agents (mcts:N, mcts:Ns, mcts-solve:N, mcts-trap:N, or :Ns); give both "
+              help="Two agents (mcts:N, mcts:Ns, mcts-solve:N, mcts-trap:N, mcts-squeeze:N, or "
+                   ":Ns); give both "
                    "the same seconds for a match at equal time.")
 @click.option("--games", type=click.IntRange(1, 1_000_000), default=20, show_default=True,
               help="Games; each agent places the opening in half of them (no pie rule).")
@@ -773,7 +775,7 @@ def _game_bar(desc: str):
 @click.option("--time-limit", type=click.FloatRange(min=0.1, max=3600), default=10.0,
               show_default=True, help="Seconds the exact solver gets per position.")
 @click.option("--agent", "agent_text", default="mcts:1s", show_default=True,
-              metavar="mcts:N|mcts:Ns|mcts-solve:N|mcts-trap:N",
+              metavar="mcts:N|mcts:Ns|mcts-solve:N|mcts-trap:N|mcts-squeeze:N",
               help="The agent for estimates and as an opponent.")
 def explore(host: str, port: int, no_browser: bool, time_limit: float, agent_text: str) -> None:
     """A local web explorer of Trike positions: the value of every move."""

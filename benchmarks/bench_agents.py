@@ -14,8 +14,9 @@ kernels:
   plies in, shows the cost of the solves where they happen) and ``mcts-trap`` (the
   agent of the swap maps: ``mcts-solve`` whose playouts see traps), with the seconds
   that search took (``seconds_per_move``: the time of a move at that budget); and
-  ``mcts-trap@2``, the same budget split between two root-parallel trees on two
-  threads (the one row that uses both cores).
+  ``mcts-squeeze`` (``mcts-trap`` whose playouts also squeeze the pawn: the agent of
+  the equal-time duels); ``mcts-trap@2`` and ``mcts-squeeze@2``, the same budget split
+  between two root-parallel trees on two threads (the rows that use both cores).
 
 Targets (issue 9): playouts >= 1,000,000/s at size 7 and >= 400,000/s at size
 13; MCTS >= 300,000 simulations/s at size 7.  Rows are appended to
@@ -153,7 +154,8 @@ def main() -> None:
         late = late_state(size, args.seed)
         if late is not None:
             starts.append((f"{2 * size + 1} plies in", late))
-        for family in ("mcts", "mcts-solve", "mcts-trap", "mcts-trap@2"):
+        for family in ("mcts", "mcts-solve", "mcts-trap", "mcts-squeeze", "mcts-trap@2",
+                       "mcts-squeeze@2"):
             for start, state in starts:
                 rate, n = mcts_rate(size, state, args.simulations, args.seed, family)
                 target = TARGET_SIMULATIONS.get(size) if family == "mcts" else None

@@ -118,11 +118,31 @@ def test_bit_scan_playout_equals_walking_the_rays(size):
             trike_agents.S_CELLS:], slow[trike_agents.S_CELLS:])
 
 
-def _tactical_replay(game, size: int, pie: bool, stream: PyRng) -> tuple[np.ndarray, int]:
+def _empty_neighbours(size: int, state: np.ndarray, point: int) -> int:
+    """Empty points next to ``point``, from the triangle's coordinates."""
+    black, white = trike_agents.black_points(state)
+    coords = trike.point_coords(size)
+    index = {rc: i for i, rc in enumerate(coords)}
+    r, c = coords[point]
+    around = [(r, c + 1), (r, c - 1), (r + 1, c), (r - 1, c), (r + 1, c + 1), (r - 1, c - 1)]
+    return sum(1 for rc in around if rc in index and not (black | white) >> index[rc] & 1)
+
+
+def _draw_move(stream: PyRng, moves: list[int], losing: set[int]) -> int:
+    """A uniform move, one in ``losing`` drawn again unless every move is."""
+    while True:
+        a = moves[stream.below(len(moves))]
+        if len(losing) == len(moves) or a not in losing:
+            return a
+
+
+def _tactical_replay(game, size: int, pie: bool, stream: PyRng,
+                     squeeze: bool = False) -> tuple[np.ndarray, int]:
     """The tactical playout in pure Python over the game's own move list: a move that
     ends the game is found by playing it and asking for the replies (no trap formula),
     then the same draws as the kernel (swap draw, winning trap, rejection of losing
-    traps)."""
+    traps); with ``squeeze``, when two or more moves are not losing traps, a second
+    move drawn the same way and the one with fewer empty neighbours played."""
     state = trike_agents.new_state(size, pie=pie)
     game.apply(state, stream.below(trike.n_points(size)))
     plies = 1
@@ -145,10 +165,11 @@ def _tactical_replay(game, size: int, pie: bool, stream: PyRng) -> tuple[np.ndar
         if winning is not None:
             game.apply(state, winning)
             return state, plies + 1
-        while True:
-            a = moves[stream.below(len(moves))]
-            if len(losing) == len(moves) or a not in losing:
-                break
+        a = _draw_move(stream, moves, losing)
+        if squeeze and len(moves) - len(losing) > 1:
+            b = _draw_move(stream, moves, losing)
+            if _empty_neighbours(size, state, b) < _empty_neighbours(size, state, a):
+                a = b
         game.apply(state, a)
         plies += 1
     return state, plies
@@ -166,6 +187,25 @@ def test_tactical_playout_equals_its_python_twin(size):
         plies = trike_agents.tactical_playout(t, fast, _stream(33, g))
         slow, slow_plies = _tactical_replay(game, size, pie, PyRng(33, g))
         assert (plies, fast.tolist()) == (slow_plies, slow.tolist())
+
+
+@pytest.mark.parametrize("size", [2, 3, 5, 8, 13, 19])
+def test_squeeze_playout_equals_its_python_twin(size):
+    """``squeeze_playout`` (the ``mcts-squeeze`` playouts) against the pure-Python replay
+    with the squeeze rule, its neighbours counted from the triangle's coordinates."""
+    t = trike_agents.tables(size, tactics=True, squeeze=True)
+    game = trike_agents.agent_game(size, tactics=True, squeeze=True)
+    differs = 0
+    for g in range(30):
+        pie = g % 3 == 0
+        fast = trike_agents.new_state(size, pie=pie)
+        plies = trike_agents.squeeze_playout(t, fast, _stream(34, g))
+        slow, slow_plies = _tactical_replay(game, size, pie, PyRng(34, g), squeeze=True)
+        assert (plies, fast.tolist()) == (slow_plies, slow.tolist())
+        plain = trike_agents.new_state(size, pie=pie)
+        trike_agents.tactical_playout(t, plain, _stream(34, g))
+        differs += plain.tolist() != fast.tolist()
+    assert differs > 0 or size <= 3  # the squeeze does change games
 
 
 def test_playouts_kernel_agrees_with_single_playouts():

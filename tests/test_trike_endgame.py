@@ -187,13 +187,17 @@ def test_mcts_solve_plays_a_won_endgame_to_the_win_and_proves_it():
                                         ("mcts-trap:100", trike_agents.ENDGAME_LIMIT),
                                         ("mcts-trap:1s:10", 10),
                                         ("mcts-trap:0.015s@2", trike_agents.ENDGAME_LIMIT),
-                                        ("mcts-trap:500@2:12", 12)])
+                                        ("mcts-trap:500@2:12", 12),
+                                        ("mcts-squeeze:100", trike_agents.ENDGAME_LIMIT),
+                                        ("mcts-squeeze:0.0084s@2:14", 14)])
 def test_parse_trike_agents(text, limit):
     agent = trike_agents.parse_agent(text)
     assert agent.endgame_limit == limit and agent.text == text
     assert agent.spec.threads == (2 if "@2" in text else 1)
-    assert agent.tactics == text.startswith("mcts-trap")
-    assert agent.game(5).tables[trike_agents.T_TACTICS] == int(agent.tactics)
+    assert agent.tactics == text.startswith(("mcts-trap", "mcts-squeeze"))
+    assert agent.squeeze == text.startswith("mcts-squeeze")
+    playout = trike_agents.SQUEEZE if agent.squeeze else int(agent.tactics)
+    assert agent.game(5).tables[trike_agents.T_TACTICS] == playout
     assert agent.endgame_nodes == (trike_agents.ENDGAME_NODES if limit else 0)
     assert agent.game(5).playout_scratch == (scratch_size(limit) if limit else 0)
 

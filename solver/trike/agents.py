@@ -41,8 +41,10 @@ Tables (``int64``, one flat array so that every game's agent kernels share
 one signature, see :mod:`trilab.solver.mcts`): ``T_SIZE``, ``T_POINTS``,
 ``T_WIDTH``, ``T_LINES`` (where the line words start in a state),
 ``T_ENDGAME_LIMIT`` and ``T_ENDGAME_NODES`` (the playout's exact endgames, 0: none;
-:mod:`trilab.solver.trike.endgame`), ``T_TACTICS`` (1: the playouts see the moves that
-end the game, :func:`tactical_playout`), then the cell of each point, then the point of
+:mod:`trilab.solver.trike.endgame`), ``T_TACTICS`` (the playout: ``RANDOM``,
+:func:`random_playout`; ``TRAP``, :func:`tactical_playout`, which sees the moves that
+end the game; ``SQUEEZE``, :func:`squeeze_playout`, which also prefers moves that leave
+the other side few neighbours), then the cell of each point, then the point of
 each cell
 (``-1`` off the board).
 """
@@ -78,6 +80,9 @@ S_CELLS = 4
 T_SIZE, T_POINTS, T_WIDTH, T_LINES, T_ENDGAME_LIMIT, T_ENDGAME_NODES, T_TACTICS = range(7)
 T_CELL_OF_POINT = 7
 
+RANDOM, TRAP, SQUEEZE = range(3)
+"""The playouts of ``T_TACTICS``."""
+
 
 
 def n_points(size: int) -> int:
@@ -104,12 +109,12 @@ def cell_of(size: int, row: int, col: int) -> int:
 
 @functools.cache
 def tables(size: int, endgame_limit: int = 0, endgame_nodes: int = 0,
-           tactics: bool = False) -> np.ndarray:
+           tactics: bool = False, squeeze: bool = False) -> np.ndarray:
     """The flat ``int64`` table of one board side (built once, read-only); with
     ``endgame_limit > 0`` the playout kernel first solves pawn regions of at most
     that many points exactly (:mod:`trilab.solver.trike.endgame`, at most
     ``endgame_nodes`` nodes a solve); with ``tactics`` its random playouts are
-    :func:`tactical_playout`."""
+    :func:`tactical_playout`, with ``squeeze`` (too) :func:`squeeze_playout`."""
     check_size(size)
     npts = n_points(size)
     w = width(size)
@@ -117,7 +122,7 @@ def tables(size: int, endgame_limit: int = 0, endgame_nodes: int = 0,
     point_of_cell = np.full(w * w, -1, dtype=np.int64)
     point_of_cell[cell_of_point] = np.arange(npts)
     header = np.array([size, npts, w, S_CELLS + w * w, endgame_limit, endgame_nodes,
-                       int(tactics)], dtype=np.int64)
+                       SQUEEZE if squeeze else TRAP if tactics else RANDOM], dtype=np.int64)
     flat = np.concatenate([header, cell_of_point, point_of_cell])
     flat.setflags(write=False)
     return flat
@@ -275,6 +280,17 @@ def trap_result(t: np.ndarray, state: np.ndarray, cell: int, colour: int) -> int
 
 
 @nb.njit(cache=True, inline="always")
+def empty_neighbours(t: np.ndarray, state: np.ndarray, cell: int) -> int:
+    """Empty points next to ``cell``."""
+    w = t[T_WIDTH]
+    n = 0
+    for step in (1, -1, w, -w, w + 1, -w - 1):
+        if state[S_CELLS + cell + step] == EMPTY:
+            n += 1
+    return n
+
+
+@nb.njit(cache=True, inline="always")
 def _step_index(diff: int, w: int) -> int:
     """Which of the six steps ``diff`` is (0..5), -1 for a farther move."""
     if diff == 1:
@@ -292,9 +308,24 @@ def _step_index(diff: int, w: int) -> int:
     return -1
 
 
+@nb.njit(cache=True, inline="always")
+def _draw_move(stream: np.ndarray, cell: int, w: int, n: int, reach: tuple, losing: int,
+               n_losing: int) -> int:
+    """A uniform move of the ``n`` in ``reach`` from ``cell``, one onto a losing trap
+    (bit ``i`` of ``losing``: the step ``i``) drawn again unless all ``n`` are."""
+    while True:
+        dest = _kth_move(cell, w, rng.below(stream, n), reach)
+        if n_losing == n:
+            return dest
+        j = _step_index(dest - cell, w)
+        if j < 0 or (losing >> j) & 1 == 0:
+            return dest
+
+
 @kernel
-def _playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray, tactics: bool) -> int:
-    """:func:`random_playout` (``tactics`` False) or :func:`tactical_playout` (True)."""
+def _playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray, kind: int) -> int:
+    """:func:`random_playout`, :func:`tactical_playout` or :func:`squeeze_playout`
+    (``kind`` ``RANDOM``, ``TRAP`` or ``SQUEEZE``)."""
     plies = 0
     if state[S_COUNT] == 0:
         place(t, state, _cell_of_point(t, rng.below(stream, t[T_POINTS])))
@@ -313,7 +344,7 @@ def _playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray, tactics: bool
                 state[S_B_SEAT] = 1
                 plies += 1
                 continue
-        if not tactics:
+        if kind == RANDOM:
             if k < 0:
                 k = rng.below(stream, n)
             place(t, state, _kth_move(cell, w, k, reach))
@@ -339,13 +370,12 @@ def _playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray, tactics: bool
         if won >= 0:
             place(t, state, won)
             return plies + 1
-        while True:  # a uniform move, a losing trap drawn again unless every move is one
-            dest = _kth_move(cell, w, rng.below(stream, n), reach)
-            if n_losing == n:
-                break
-            j = _step_index(dest - cell, w)
-            if j < 0 or (losing >> j) & 1 == 0:
-                break
+        # a uniform move, a losing trap drawn again unless every move is one
+        dest = _draw_move(stream, cell, w, n, reach, losing, n_losing)
+        if kind == SQUEEZE and n - n_losing > 1:  # a second one; the squeezing one of two
+            other = _draw_move(stream, cell, w, n, reach, losing, n_losing)
+            if empty_neighbours(t, state, other) < empty_neighbours(t, state, dest):
+                dest = other
         place(t, state, dest)
         plies += 1
 
@@ -356,7 +386,7 @@ def random_playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray) -> int:
     allows it, opening on a uniform point) until the side to move is trapped;
     return the plies played.  No scratch: the moves are counted on the line
     words, not listed."""
-    return _playout(t, state, stream, False)
+    return _playout(t, state, stream, RANDOM)
 
 
 @kernel
@@ -368,7 +398,18 @@ def tactical_playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray) -> in
     when every move is one; otherwise a uniform move (the pie rule's swap drawn first,
     as in :func:`random_playout`, and that draw not reused).  Returns the plies
     played."""
-    return _playout(t, state, stream, True)
+    return _playout(t, state, stream, TRAP)
+
+
+@kernel
+def squeeze_playout(t: np.ndarray, state: np.ndarray, stream: np.ndarray) -> int:
+    """:func:`tactical_playout` whose other moves squeeze: when at least two moves are
+    not losing traps, a second move is drawn as the first was (uniform, a losing trap
+    drawn again) and the one whose point has fewer empty neighbours is played (the
+    first on a tie): fewer points next to the pawn for the other side, so the playout
+    heads for the traps that decide real games instead of wandering.  Returns the
+    plies played."""
+    return _playout(t, state, stream, SQUEEZE)
 
 
 @nb.njit(cache=True)
@@ -440,10 +481,7 @@ def mcts_playout(t, state, stream, scratch, out):
             out[me] = float(won)
             out[1 - me] = float(1 - won)
             return 0
-    if t[T_TACTICS] > 0:
-        plies = tactical_playout(t, state, stream)
-    else:
-        plies = random_playout(t, state, stream)
+    plies = _playout(t, state, stream, t[T_TACTICS])
     w = winning_seat(t, state)
     out[w] = 1.0
     out[1 - w] = 0.0
@@ -541,14 +579,15 @@ def black_points(state: np.ndarray) -> tuple[int, int]:
 
 @functools.cache
 def agent_game(size: int, endgame_limit: int = 0, endgame_nodes: int = 0,
-               tactics: bool = False):
+               tactics: bool = False, squeeze: bool = False):
     """Trike of side ``size`` for the agents (:class:`trilab.solver.mcts.AgentGame`);
     ``endgame_limit > 0``: its playouts solve pawn regions of at most that many points
     exactly (at most ``endgame_nodes`` nodes each), which the search then treats as
     proven nodes (``mcts-solve`` agents, :func:`parse_agent`); ``tactics``: its random
-    playouts are :func:`tactical_playout` (``mcts-trap`` agents)."""
+    playouts are :func:`tactical_playout` (``mcts-trap`` agents); ``squeeze``:
+    :func:`squeeze_playout` (``mcts-squeeze`` agents)."""
 
-    t = tables(size, endgame_limit, endgame_nodes, tactics)
+    t = tables(size, endgame_limit, endgame_nodes, tactics, squeeze)
     kernels = AgentKernels(mcts_legal, mcts_apply, mcts_seat, mcts_rewards, mcts_playout,
                            mcts_chance)
     return AgentGame(name="trike", n_seats=2, kernels=kernels, tables=np.array(t),
@@ -568,25 +607,30 @@ AGENT_FORMS = ("mcts:N or mcts:Ns (UCT with random playouts, N simulations or N 
                "a move), mcts-solve:N or mcts-solve:Ns (the same search with exact "
                f"endgames of at most {ENDGAME_LIMIT} empty points; mcts-solve:N:L for L), "
                "mcts-trap:N or mcts-trap:Ns (mcts-solve whose playouts take a winning trap "
-               "and avoid a losing one; mcts-trap:N:L); a budget N@T or Ns@T searches T "
-               "trees in parallel threads (mcts-trap:0.015s@2)")
+               "and avoid a losing one; mcts-trap:N:L), mcts-squeeze:N or mcts-squeeze:Ns "
+               "(mcts-trap whose playouts also squeeze: of two moves, the one leaving fewer "
+               "empty neighbours; mcts-squeeze:N:L); a budget N@T or Ns@T searches T trees "
+               "in parallel threads (mcts-squeeze:0.0084s@2)")
 
 
 @dataclass(frozen=True)
 class TrikeAgent:
     """A Trike agent: the search budget (:class:`trilab.solver.mcts.AgentSpec`), the
     size of the endgames its playouts solve exactly (0: none, plain ``mcts``) and
-    whether its playouts are :func:`tactical_playout` (``mcts-trap``)."""
+    whether its playouts are :func:`tactical_playout` (``mcts-trap``) or
+    :func:`squeeze_playout` (``mcts-squeeze``, ``tactics`` and ``squeeze``)."""
 
     text: str
     spec: mcts.AgentSpec
     endgame_limit: int = 0
     endgame_nodes: int = 0
     tactics: bool = False
+    squeeze: bool = False
 
     def game(self, size: int) -> AgentGame:
         """The :class:`AgentGame` this agent searches on a board of side ``size``."""
-        return agent_game(size, self.endgame_limit, self.endgame_nodes, self.tactics)
+        return agent_game(size, self.endgame_limit, self.endgame_nodes, self.tactics,
+                          self.squeeze)
 
     def search(self, size: int, state: np.ndarray, stream: np.ndarray,
                max_nodes: int | None = None) -> mcts.SearchResult:
@@ -611,14 +655,15 @@ class TrikeAgent:
 
 def parse_agent(text: str) -> TrikeAgent:
     """``mcts:N``, ``mcts:Ns``, ``mcts-solve:N[:L]``, ``mcts-solve:Ns[:L]``,
-    ``mcts-trap:N[:L]`` or ``mcts-trap:Ns[:L]``, each budget ``N`` or ``Ns`` perhaps
+    ``mcts-trap:N[:L]``, ``mcts-trap:Ns[:L]``, ``mcts-squeeze:N[:L]`` or
+    ``mcts-squeeze:Ns[:L]``, each budget ``N`` or ``Ns`` perhaps
     ``@T`` (T root-parallel threads, :func:`trilab.solver.mcts.search`);
     ``ValueError`` with one line when ``text`` is none of them."""
     text = text.strip()
     name, _, arg = text.partition(":")
     if name == "mcts":
         return TrikeAgent(text, mcts.parse_budget(text, arg))
-    if name not in ("mcts-solve", "mcts-trap"):
+    if name not in ("mcts-solve", "mcts-trap", "mcts-squeeze"):
         raise ValueError(f"unknown agent {text!r}; agents: {AGENT_FORMS}")
     budget, _, limit_text = arg.partition(":")
     spec = mcts.parse_budget(text, budget)
@@ -631,4 +676,5 @@ def parse_agent(text: str) -> TrikeAgent:
                              f"of points, not {limit_text!r}") from None
         if not 1 <= limit <= MAX_ENDGAME_LIMIT:
             raise ValueError(f"agent {text!r}: the endgame size L must be 1..{MAX_ENDGAME_LIMIT}")
-    return TrikeAgent(text, spec, limit, ENDGAME_NODES, name == "mcts-trap")
+    return TrikeAgent(text, spec, limit, ENDGAME_NODES, name != "mcts-solve",
+                      name == "mcts-squeeze")
