@@ -203,8 +203,9 @@ results-agents: install
 
 # Issue 20: the agents against perfect play (openings of sizes 6-8, every recorded
 # position after one reply at sizes 7-8) at three budgets: mcts-solve (10 games a class),
-# then mcts-trap, the agent of the swap maps (30 games a class), then against mcts at
-# equal time on sizes 9, 13 and 19 (about 2 hours on one core in all).
+# then mcts-trap, the agent of the swap maps (30 games a class), then mcts-squeeze at two
+# (30 games a class, 20 min), then against mcts at equal time on sizes 9, 13 and 19
+# (about 2.5 hours on one core in all).
 results-calibration: install
 	for n in 2000 10000 50000; do \
 	  $(VENV)/bin/trilab strength trike --openings --sizes 6,7,8 --agents mcts-solve:$$n \
@@ -215,6 +216,11 @@ results-calibration: install
 	  $(VENV)/bin/trilab strength trike --openings --sizes 6,7,8 --agents mcts-trap:$$n \
 	    --games 30 --seed 2026 || exit 1; \
 	  $(VENV)/bin/trilab strength trike --replies --sizes 7,8 --agents mcts-trap:$$n \
+	    --games 2 --seed 2026 || exit 1; done
+	for n in 2000 10000; do \
+	  $(VENV)/bin/trilab strength trike --openings --sizes 6,7,8 --agents mcts-squeeze:$$n \
+	    --games 30 --seed 2026 || exit 1; \
+	  $(VENV)/bin/trilab strength trike --replies --sizes 7,8 --agents mcts-squeeze:$$n \
 	    --games 2 --seed 2026 || exit 1; done
 	$(VENV)/bin/trilab duel trike --size 9 --agents mcts-solve:0.01s,mcts:0.01s --games 100 --seed 2026
 	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-solve:0.015s,mcts:0.015s --games 100 \
