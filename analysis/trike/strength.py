@@ -419,9 +419,10 @@ def plot_calibration(table: pd.DataFrame):
     from trilab.analysis.plots import plt
 
     studies = [s for s in ("openings", "replies") if s in set(table.study)]
-    fig, axes = plt.subplots(1, len(studies), figsize=(5.2 * len(studies), 3.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(studies), figsize=(5.2 * len(studies), 5.0), squeeze=False)
     colours = {size: f"C{i}" for i, size in enumerate(sorted(set(table["size"])))}
-    styles = {family: ("-", "o") if i == 0 else ("--", "s") if i == 1 else (":", "^")
+    looks = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1, 1, 1)), "v")]
+    styles = {family: looks[i % len(looks)]
               for i, family in enumerate(sorted(set(table.family), key=lambda f: (
                   not f.startswith("mcts-solve"), f)))}
     for ax, study in zip(axes[0], studies, strict=True):
@@ -442,7 +443,7 @@ def plot_calibration(table: pd.DataFrame):
         ax.set_title("opening classes won by the exact winner (majority of games)"
                      if study == "openings" else "games after one reply won by the exact winner",
                      fontsize=9)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16))
     fig.tight_layout()
     return fig
 
