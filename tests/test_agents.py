@@ -316,6 +316,28 @@ def test_mcts_time_budget_stops():
     assert 0.05 <= res.seconds < 2.0
 
 
+def test_mcts_time_budget_grows_its_batches(monkeypatch):
+    """Under a time budget the kernel is called with a first batch of TIME_BATCH and then
+    larger ones (half of what the rate fits into the time left), not once per
+    TIME_BATCH simulations."""
+    batches = []
+    real = mcts.run_simulations
+
+    def counting(*args):
+        batches.append(args[-3])  # n_sims (then c_explore, expand)
+        return real(*args)
+
+    monkeypatch.setattr(mcts, "run_simulations", counting)
+    game = trike_agents.agent_game(9)
+    res = game.search(trike_agents.new_state(9), mcts.AgentSpec(seconds=0.2), _stream(1))
+    assert batches[0] == mcts.TIME_BATCH
+    assert all(b >= mcts.TIME_BATCH for b in batches)
+    assert res.simulations == sum(batches) or res.proven
+    assert res.simulations > 8 * mcts.TIME_BATCH  # the budget is long enough for many batches
+    assert len(batches) < res.simulations / mcts.TIME_BATCH / 2
+    assert max(batches) > 2 * mcts.TIME_BATCH
+
+
 def test_mcts_on_a_finished_game_raises():
     pos = trike.parse_position("B/bw")  # the pawn's neighbours are all taken
     state = trike_agents.from_position(pos, pie=False)
