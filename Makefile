@@ -258,6 +258,8 @@ results-calibration: install
 	  --seed 2026
 	$(VENV)/bin/trilab duel trike --size 19 --agents mcts-squeeze:0.02s@2,mcts:0.02s --games 60 \
 	  --seed 2026
+	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-squeeze:0.05s@2,mcts:0.05s --games 100 \
+	  --seed 2026
 
 # Size 8 takes hours: win/loss only, resumable (run again to continue; a finished
 # run resumes from size-8.replies.json in seconds), then the second proofs.
