@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import numba as nb
@@ -314,6 +315,23 @@ def test_mcts_time_budget_stops():
     res = game.search(trike_agents.new_state(9), mcts.AgentSpec(seconds=0.05), _stream(1))
     assert res.simulations > 0
     assert 0.05 <= res.seconds < 2.0
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_mcts_reused_trees_give_the_same_search(threads):
+    """A search on a thread's reused tree buffers (:func:`mcts.reused_tree`), dirty from
+    searches of other positions, gives the search a fresh tree gives."""
+    game = trike_agents.agent_game(7)
+    spec = mcts.AgentSpec(simulations=4000, threads=threads)
+    start = trike_agents.new_state(7, pie=False)
+    other = start.copy()
+    game.apply(other, 12)
+    mcts._REUSED.trees = {}  # this thread's first search of the shape: fresh buffers
+    first = game.search(start, spec, _stream(5))
+    game.search(other, spec, _stream(6))  # dirties the same buffers
+    again = game.search(start, spec, _stream(5))
+    assert len(mcts._REUSED.trees) == threads
+    assert again == dataclasses.replace(first, seconds=again.seconds)
 
 
 def test_mcts_time_budget_grows_its_batches(monkeypatch):
