@@ -42,7 +42,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from trilab.analysis import artifacts  # noqa: E402
-from trilab.solver import mcts  # noqa: E402
 from trilab.solver.rng import game_stream  # noqa: E402
 from trilab.solver.trike import agents as trike_agents  # noqa: E402
 from trilab.solver.trike import reference as ref  # noqa: E402
@@ -96,11 +95,14 @@ def midgame_state(size: int, seed: int) -> np.ndarray:
 
 def mcts_rate(size: int, state: np.ndarray, sims: int, seed: int,
               family: str = "mcts") -> tuple[float, int]:
-    """Simulations per second of one ``family:sims`` search (a proven root stops early)."""
+    """Simulations per second of one ``family:sims`` search (a proven root stops early),
+    after a warm-up search of the same spec (it compiles or loads the kernels and leaves
+    the thread's reused tree buffers of that shape, :func:`mcts.reused_tree`, as every
+    move of a game after the first finds them)."""
     name, at, threads = family.partition("@")
     agent = trike_agents.parse_agent(f"{name}:{sims}{at}{threads}")
     game = agent.game(size)
-    game.search(state, mcts.AgentSpec(simulations=1000), game_stream(np.uint64(seed), 0))
+    game.search(state, agent.spec, game_stream(np.uint64(seed), 0))
     res = game.search(state, agent.spec, game_stream(np.uint64(seed), np.uint64(1)))
     return res.simulations / res.seconds, res.simulations
 

@@ -136,8 +136,11 @@ def reused_tree(index: int, n_seats: int, max_nodes: int) -> Tree:
     the buffers of the thread's last search of that shape when there was one: a fresh
     tree's memory is mapped and faulted in again at every move, which costs about 5% of
     a move (10,000 simulations on size 13, 50,000 on size 17).  The
-    :data:`REUSED_TREES` shapes used last are kept.  A search reads its tree only until
-    it returns its :class:`SearchResult`, so the next search of the thread may reuse it."""
+    :data:`REUSED_TREES` shapes used last are kept, with the memory their searches
+    touched (at most about 300 MB a tree of :data:`DEFAULT_MAX_NODES` nodes, a long
+    time budget's) until the thread ends or :func:`release_trees`.  A search reads its
+    tree only until it returns its :class:`SearchResult`, so the next search of the
+    thread may reuse it."""
     cache = getattr(_REUSED, "trees", None)
     if cache is None:
         cache = _REUSED.trees = {}
@@ -148,6 +151,11 @@ def reused_tree(index: int, n_seats: int, max_nodes: int) -> Tree:
     while len(cache) > REUSED_TREES:
         del cache[next(iter(cache))]
     return tree
+
+
+def release_trees() -> None:
+    """Free the trees this thread keeps for its next searches (:func:`reused_tree`)."""
+    _REUSED.trees = {}
 
 
 class Scratch(NamedTuple):
@@ -632,6 +640,9 @@ def parse_budget(text: str, arg: str) -> AgentSpec:
     return AgentSpec(simulations=number, threads=threads)
 
 
+MAX_BATCH_SECONDS = 0.02
+"""The longest batch of a time budget between clock readings, at the rate so far
+(:func:`_grow`)."""
 TIME_BATCH = 256
 """The first and the smallest batch of simulations between clock readings under a
 time budget (:func:`_grow`)."""
@@ -705,11 +716,13 @@ def _grow(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, stream: n
           simulations: int | None, deadline: float | None) -> None:
     """Grow ``tree`` by ``simulations``, or until ``deadline`` (``perf_counter``
     seconds): a first batch of :data:`TIME_BATCH` simulations, then batches of half
-    the simulations the rate so far would fit in the time left (at least
-    :data:`TIME_BATCH`), so a search of N simulations reads the clock and calls the
-    kernel about log2(N / TIME_BATCH) times instead of N / TIME_BATCH (each call costs
-    tens of microseconds, a few percent of a 10 ms move); stop early when the root is
-    proven."""
+    the simulations the rate so far would fit in the time left, at least
+    :data:`TIME_BATCH` and at most :data:`MAX_BATCH_SECONDS` at that rate, so a short
+    search reads the clock and calls the kernel about log2(N / TIME_BATCH) times
+    instead of N / TIME_BATCH (each call costs tens of microseconds, a few percent of a
+    10 ms move), and a batch that runs slower than the rate so far (another job on the
+    core) overshoots the deadline by at most about a batch; stop early when the root
+    is proven."""
 
     def run(n: int) -> int:
         return run_simulations(*kernels, tables, root, stream, *tree[:-1], tree.counters,
@@ -725,7 +738,8 @@ def _grow(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, stream: n
         if now >= deadline:
             break
         rate = done / max(now - start, 1e-9)
-        done += run(max(TIME_BATCH, int(rate * (deadline - now) / 2)))
+        seconds = min((deadline - now) / 2, MAX_BATCH_SECONDS)
+        done += run(max(TIME_BATCH, int(rate * seconds)))
 
 
 def merge_roots(trees: list[Tree], n_seats: int) -> Tree:

@@ -190,6 +190,11 @@ def test_tactical_playout_equals_its_python_twin(size):
         assert (plies, fast.tolist()) == (slow_plies, slow.tolist())
 
 
+def test_squeeze_needs_tactics():
+    with pytest.raises(ValueError, match="squeeze needs tactics"):
+        trike_agents.tables(5, squeeze=True)
+
+
 @pytest.mark.parametrize("size", [2, 3, 5, 8, 13, 19])
 def test_squeeze_playout_equals_its_python_twin(size):
     """``squeeze_playout`` (the ``mcts-squeeze`` playouts) against the pure-Python replay
@@ -326,7 +331,7 @@ def test_mcts_reused_trees_give_the_same_search(threads):
     start = trike_agents.new_state(7, pie=False)
     other = start.copy()
     game.apply(other, 12)
-    mcts._REUSED.trees = {}  # this thread's first search of the shape: fresh buffers
+    mcts.release_trees()  # this thread's first search of the shape: fresh buffers
     first = game.search(start, spec, _stream(5))
     game.search(other, spec, _stream(6))  # dirties the same buffers
     again = game.search(start, spec, _stream(5))
@@ -348,6 +353,7 @@ def test_mcts_time_budget_grows_its_batches(monkeypatch):
     monkeypatch.setattr(mcts, "run_simulations", counting)
     game = trike_agents.agent_game(9)
     res = game.search(trike_agents.new_state(9), mcts.AgentSpec(seconds=0.2), _stream(1))
+    assert 0.2 <= res.seconds < 1.0
     assert batches[0] == mcts.TIME_BATCH
     assert all(b >= mcts.TIME_BATCH for b in batches)
     assert res.simulations == sum(batches) or res.proven

@@ -116,6 +116,8 @@ def tables(size: int, endgame_limit: int = 0, endgame_nodes: int = 0,
     ``endgame_nodes`` nodes a solve); with ``tactics`` its random playouts are
     :func:`tactical_playout`, with ``squeeze`` (too) :func:`squeeze_playout`."""
     check_size(size)
+    if squeeze and not tactics:
+        raise ValueError("the squeeze playout is a tactical playout: squeeze needs tactics")
     npts = n_points(size)
     w = width(size)
     cell_of_point = np.array([cell_of(size, r, c) for r, c in point_coords(size)], dtype=np.int64)
