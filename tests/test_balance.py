@@ -231,3 +231,19 @@ def test_agent_balance_plays_boards_beyond_the_bitboard_engine(tmp_path):
     assert res.exit_code == 0, res.output
     size = json.loads(res.stdout)["sizes"][0]
     assert size["size"] == 11 and size["openings_total"] == 66 == len(size["openings"])
+
+
+def test_swap_map_colours_verdicts_and_leans():
+    """Verdicts keep their colours; a too-close agent opening is tinted by the side that
+    won more of its games, grey when even; exact openings are never tinted."""
+    close = "too close to call"
+    assert balance.map_colour("agent", "swap", 0.7) == balance.VERDICT_COLOURS["swap"]
+    assert balance.map_colour("agent", "do not swap", 0.3) == \
+        balance.VERDICT_COLOURS["do not swap"]
+    assert balance.map_colour("agent", close, 0.6) == \
+        balance.LEAN_COLOURS["too close, the placer won more"]
+    assert balance.map_colour("agent", close, 0.4) == \
+        balance.LEAN_COLOURS["too close, the mover won more"]
+    assert balance.map_colour("agent", close, 0.5) == balance.VERDICT_COLOURS[close]
+    assert balance.map_colour("exact", "swap", 1.0) == balance.VERDICT_COLOURS["swap"]
+    assert len({*balance.VERDICT_COLOURS.values(), *balance.LEAN_COLOURS.values()}) == 5

@@ -318,6 +318,20 @@ def verdict(method: str, ci_low: float, ci_high: float) -> str:
 VERDICT_COLOURS = {"swap": "#d6604d", "do not swap": "#4393c3", "too close to call": "#e0e0e0"}
 """Swap-map colours: red where the placer wins (the mover should swap), blue where
 the mover wins, grey where the games cannot tell."""
+LEAN_COLOURS = {"too close, the placer won more": "#f6d3cc",
+                "too close, the mover won more": "#d3e4f1"}
+"""Pale tints of *too close to call* by the side that won more of the games (the lean is
+within the noise: a map of many leaning points shows a trend, one point shows nothing)."""
+
+
+def map_colour(method: str, v: str, rate: float) -> str:
+    """The swap-map colour of an opening of verdict ``v`` and placer win rate ``rate``:
+    the verdict's (:data:`VERDICT_COLOURS`), a too close agent opening tinted by its
+    lean (:data:`LEAN_COLOURS`), grey at exactly 50%."""
+    if v != "too close to call" or method == "exact" or rate == 0.5:
+        return VERDICT_COLOURS[v]
+    lean = "placer" if rate > 0.5 else "mover"
+    return LEAN_COLOURS[f"too close, the {lean} won more"]
 
 
 def to_json(summaries: list[dict], rows: pd.DataFrame) -> dict:
@@ -364,7 +378,8 @@ def swap_map_sizes(folder: Path, csv: Path, rows: pd.DataFrame, summary_path: Pa
 def plot_maps(rows: pd.DataFrame, summaries: list[dict], title: str):
     """A small board per size, each opening coloured by its verdict: red *swap*
     (the placer wins: exactly, or its interval lies above 50%), blue *do not swap*,
-    pale grey *too close to call*; a gold ring on the best pie openings."""
+    grey *too close to call*, tinted pale red or pale blue by the side that won more
+    of its games; a gold ring on the best pie openings."""
     from matplotlib.patches import Circle, Patch
     from trilab.analysis.plots import plt
 
@@ -377,9 +392,9 @@ def plot_maps(rows: pd.DataFrame, summaries: list[dict], title: str):
     for ax, summ in zip(axes.flat, summaries, strict=False):
         size = summ["size"]
         part = rows[(rows["size"] == size) & (rows.method == summ["method"])]
-        colour = {(int(r.row), int(r.col)): VERDICT_COLOURS[
-            r.verdict if r.method == "agent" else verdict(r.method, r.ci_low, r.ci_high)]
-            for r in part.itertuples()}
+        colour = {(int(r.row), int(r.col)): map_colour(
+            r.method, r.verdict if r.method == "agent" else verdict(r.method, r.ci_low, r.ci_high),
+            float(r.placer_win_rate)) for r in part.itertuples()}
         best = {tuple(x) for x in summ.get("best_pie_openings", [])}
         for r in range(size):
             for c in range(r + 1):
@@ -400,8 +415,8 @@ def plot_maps(rows: pd.DataFrame, summaries: list[dict], title: str):
     for ax in list(axes.flat)[len(summaries):]:
         ax.axis("off")
     fig.legend(handles=[Patch(facecolor=c, edgecolor="black", label=v)
-                        for v, c in VERDICT_COLOURS.items()],
-               loc="lower center", ncol=3, fontsize=8, frameon=False)
+                        for v, c in {**VERDICT_COLOURS, **LEAN_COLOURS}.items()],
+               loc="lower center", ncol=5, fontsize=8, frameon=False)
     fig.suptitle(title + "\n(gold ring: the first player's best openings under the pie rule)",
                  fontsize=10)
     fig.subplots_adjust(top=1 - 0.9 / fig.get_figheight(), bottom=0.5 / fig.get_figheight())
