@@ -247,3 +247,4 @@ def test_swap_map_colours_verdicts_and_leans():
     assert balance.map_colour("agent", close, 0.5) == balance.VERDICT_COLOURS[close]
     assert balance.map_colour("exact", "swap", 1.0) == balance.VERDICT_COLOURS["swap"]
     assert len({*balance.VERDICT_COLOURS.values(), *balance.LEAN_COLOURS.values()}) == 5
+    assert balance.map_colour("exact", close, 0.6) == balance.VERDICT_COLOURS[close]
