@@ -330,8 +330,16 @@ def map_colour(method: str, v: str, rate: float) -> str:
     lean (:data:`LEAN_COLOURS`), grey at exactly 50%."""
     if v != "too close to call" or method == "exact" or rate == 0.5:
         return VERDICT_COLOURS[v]
-    lean = "placer" if rate > 0.5 else "mover"
-    return LEAN_COLOURS[f"too close, the {lean} won more"]
+    placer, mover = LEAN_COLOURS.values()
+    return placer if rate > 0.5 else mover
+
+
+def opening_verdict(row) -> str:
+    """The verdict of one opening row (a table row as a named tuple): an agent row's
+    own (its sequential test), an exact row's from its interval."""
+    if row.method == "agent":
+        return row.verdict
+    return verdict(row.method, float(row.ci_low), float(row.ci_high))
 
 
 def to_json(summaries: list[dict], rows: pd.DataFrame) -> dict:
@@ -342,8 +350,7 @@ def to_json(summaries: list[dict], rows: pd.DataFrame) -> dict:
         openings = [{"row": int(r.row), "col": int(r.col), "winner": r.winner,
                      "placer_win_rate": float(r.placer_win_rate), "ci_low": float(r.ci_low),
                      "ci_high": float(r.ci_high), "exact": r.method == "exact",
-                     "verdict": (r.verdict if r.method == "agent"
-                                 else verdict(r.method, float(r.ci_low), float(r.ci_high)))}
+                     "verdict": opening_verdict(r)}
                     for r in part.itertuples()]
         out.append({**s, "openings": openings})
     return {"sizes": out}
@@ -392,9 +399,9 @@ def plot_maps(rows: pd.DataFrame, summaries: list[dict], title: str):
     for ax, summ in zip(axes.flat, summaries, strict=False):
         size = summ["size"]
         part = rows[(rows["size"] == size) & (rows.method == summ["method"])]
-        colour = {(int(r.row), int(r.col)): map_colour(
-            r.method, r.verdict if r.method == "agent" else verdict(r.method, r.ci_low, r.ci_high),
-            float(r.placer_win_rate)) for r in part.itertuples()}
+        colour = {(int(r.row), int(r.col)): map_colour(r.method, opening_verdict(r),
+                                                       float(r.placer_win_rate))
+                  for r in part.itertuples()}
         best = {tuple(x) for x in summ.get("best_pie_openings", [])}
         for r in range(size):
             for c in range(r + 1):
