@@ -86,7 +86,9 @@ GAMES: dict[str, GameInfo] = {
                                 "best estimated trio chance",
                       "ismcts:N": "information-set MCTS, N determinizations a reveal, "
                                   "memory playouts",
-                      "ismcts-deduce:N": "ismcts:N with deduce playouts"},
+                      "ismcts-deduce:N": "ismcts:N with deduce playouts",
+                      "ismcts-flat:N": "flat deduce rollouts at a turn's first reveal, "
+                                       "kept only when clearly better than deduce"},
             end_reasons=("three trios", "linked trios", "sevens", "turn cap"),
             examples=({"players": 3, "policies": ["random"]},
                       {"players": 5, "mode": "spicy", "policies": ["memory"]},

@@ -70,6 +70,10 @@ one per seat, or in team play one per team):
   ``N`` iterations of single-observer information-set MCTS a reveal (determinizations
   drawn from the seat's belief, ``deduce``'s reveal as the root's prior), with
   ``memory`` resp. ``deduce`` playouts.  It draws from the game's stream.
+* ``ismcts-flat:N`` -- at the first reveal of a turn without a sure trio, a flat
+  two-stage search of ``deduce`` rollouts that keeps ``deduce``'s reveal unless
+  another is clearly better (:func:`trilab.solver.trio_cards.ismcts.flat_choice`);
+  ``ismcts-deduce:N`` for the rest of the turn.
 
 **[choice]** :data:`REVEAL_ORDER`: legal reveals are listed as, for each seat
 0..n-1, its low reveal then its high reveal (when it has 1 resp. 2+ unrevealed
@@ -212,8 +216,14 @@ POLICIES = {
                 "belief, one tree over the seat's information sets, deduce's reveal as the "
                 "root's prior, memory playouts",
     "ismcts-deduce:N": "ismcts:N with deduce playouts (every seat plays deduce to the end)",
+    "ismcts-flat:N": "at a turn's first reveal without a sure trio, a flat search: every "
+                     "reveal rolled out with deduce on N/4 deals, deduce's reveal and the "
+                     "best three on N more, kept unless another is clearly better; "
+                     "ismcts-deduce:N for the rest of the turn",
 }
 MAX_ISMCTS_BUDGET = 1_000_000
+ISMCTS_PLAYOUTS = {"ismcts": MEMORY, "ismcts-deduce": DEDUCE, "ismcts-flat": ismcts.FLAT}
+"""The playout kind of each ISMCTS policy name (``icfg[I_PLAYOUT + seat]``)."""
 
 
 # ---------------------------------------------------------------- the game loop
@@ -371,9 +381,10 @@ def play_chunk(seed, first_game, n_games, icfg, fcfg):
     for p in range(icfg[I_PLAYERS]):
         if icfg[I_POLICY + p] == ISMCTS:
             budget = max(budget, icfg[I_BUDGET + p])
-    wi = np.zeros(ismcts.W_PATH + 3 * (budget + 2), dtype=np.int64)  # ismcts.ws_len
+    wi = np.zeros(ismcts.W_PATH + 3 * (budget + 2) + ismcts.W_LEGAL,  # ismcts.ws_len
+                  dtype=np.int64)
     tree_i = np.zeros((budget + 1, ismcts.TREE_COLS), dtype=np.int64)  # ismcts.new_tree
-    tree_w = np.zeros((budget + 1, MAX_ACTIONS), dtype=np.float64)
+    tree_w = np.zeros((max(budget + 1, 4), MAX_ACTIONS), dtype=np.float64)
     big = budget > 0  # the playouts' own belief workspace (4 MB), for ismcts seats only
     bi2 = np.zeros(belief.BI_LEN if big else 1, dtype=np.int64)
     bf2 = np.zeros(belief.BF_LEN if big else 1, dtype=np.float64)
@@ -416,20 +427,15 @@ def parse_policy(text: str) -> tuple[str, int, float]:
             raise ValueError(f"bad policy {name!r}: use forgetful:P with a probability "
                              "0 <= P <= 1, e.g. forgetful:0.3")
         return f"forgetful:{p}", FORGETFUL, p
-    if name == "ismcts" or name.startswith("ismcts:"):
-        arg = name.partition(":")[2]
-        if not arg.isdigit() or not 1 <= int(arg) <= MAX_ISMCTS_BUDGET:
-            raise ValueError(f"bad policy {name!r}: use ismcts:N with 1 <= N <= "
-                             f"{MAX_ISMCTS_BUDGET:,} simulations a reveal, e.g. ismcts:500")
-        return f"ismcts:{int(arg)}", ISMCTS, float(int(arg))
-    if name.startswith("ismcts-deduce:"):
-        arg = name.partition(":")[2]
-        if not arg.isdigit() or not 1 <= int(arg) <= MAX_ISMCTS_BUDGET:
-            raise ValueError(f"bad policy {name!r}: use ismcts-deduce:N with 1 <= N <= "
-                             f"{MAX_ISMCTS_BUDGET:,} simulations a reveal, e.g. ismcts-deduce:100")
-        return f"ismcts-deduce:{int(arg)}", ISMCTS, -float(int(arg))
+    kind, colon, arg = name.partition(":")
+    if kind in ISMCTS_PLAYOUTS:
+        if not colon or not arg.isdigit() or not 1 <= int(arg) <= MAX_ISMCTS_BUDGET:
+            raise ValueError(f"bad policy {name!r}: use {kind}:N with 1 <= N <= "
+                             f"{MAX_ISMCTS_BUDGET:,} simulations a reveal, e.g. {kind}:100")
+        return f"{kind}:{int(arg)}", ISMCTS, float(int(arg))
     raise ValueError(f"unknown policy {name!r}; trio-cards policies: "
-                     "random, memory, forgetful:P, deduce, ismcts:N, ismcts-deduce:N")
+                     "random, memory, forgetful:P, deduce, ismcts:N, ismcts-deduce:N, "
+                     "ismcts-flat:N")
 
 
 OPTION_KEYS = ("players", "mode", "teams", "policies", "turn_cap", "team_reswap")
@@ -496,8 +502,8 @@ def make_config(options: dict) -> GameConfig:
     for s, (_, code, p) in enumerate(seat_parsed):
         icfg[I_POLICY + s] = code
         if code == ISMCTS:
-            icfg[I_BUDGET + s] = abs(int(p))
-            icfg[I_PLAYOUT + s] = DEDUCE if p < 0 else MEMORY
+            icfg[I_BUDGET + s] = int(p)
+            icfg[I_PLAYOUT + s] = ISMCTS_PLAYOUTS[seat_parsed[s][0].partition(":")[0]]
         else:
             fcfg[s] = p
     seat_policies = tuple(t for t, _, _ in seat_parsed)

@@ -58,6 +58,7 @@ from trilab.solver.rng import game_stream
 from trilab.solver.trio_cards import belief
 from trilab.solver.trio_cards.deduce import deduce_choice
 from trilab.solver.trio_cards.rules import (
+    DEDUCE,
     FORGETFUL,
     GO_ON,
     I_MIDDLE,
@@ -89,6 +90,9 @@ EXPLORATION = 0.7
 FIRST_PLAY = 0.5  # the value of an untried reveal
 PRIOR = 1.0  # bonus of the heuristic's reveal, PRIOR / (visits + 1)
 CONFIDENCE = 2.0  # the most visited reveal replaces deduce's only this many standard errors better
+FLAT = 5  # playout kind of ``ismcts-flat:N``: flat deduce rollouts at a turn's first reveal
+FLAT_CONFIDENCE = 2.5  # the flat search leaves deduce's reveal only this many paired SEs better
+FLAT_FINALISTS = 4  # deduce's reveal and the best three others of the first stage
 
 # tree_i columns: first child, next sibling, key (13 * reveal + value), visits, then
 # the visits of every reveal; tree_w: the wins of every reveal
@@ -117,14 +121,15 @@ W_PATH = W_POOL + N_VALUES + 1  # 3 entries a step: node, reveal, seat
 
 
 def ws_len(budget: int) -> int:
-    """Length of ``wi`` for a search of ``budget`` simulations."""
-    return W_PATH + 3 * (budget + 2)
+    """Length of ``wi`` for a search of ``budget`` simulations (the path, then a saved
+    determinization of ``W_LEGAL`` entries at the end for the flat search)."""
+    return W_PATH + 3 * (budget + 2) + W_LEGAL
 
 
 def new_tree(budget: int) -> tuple[np.ndarray, np.ndarray]:
     """``(tree_i, tree_w)`` for ``budget`` simulations (one node each, plus the root)."""
     return (np.zeros((budget + 1, TREE_COLS), np.int64),
-            np.zeros((budget + 1, MAX_ACTIONS), np.float64))
+            np.zeros((max(budget + 1, 4), MAX_ACTIONS), np.float64))
 
 
 @kernel(inline="always")
@@ -193,6 +198,122 @@ def _shown(a: int, wi: np.ndarray) -> int:
 
 
 @kernel
+def _rollout(a: int, o: int, rs: np.ndarray, icfg: np.ndarray, team: np.ndarray, tn: int,
+             wi: np.ndarray, save: int, bi2: np.ndarray, bf2: np.ndarray, score: np.ndarray,
+             dl: np.ndarray, dh: np.ndarray, pl: np.ndarray, ph: np.ndarray,
+             used: np.ndarray) -> int:
+    """1 if seat ``o``'s team wins after ``o`` reveals ``a`` in the determinization saved
+    at ``wi[save:]`` and every seat then plays ``deduce`` (``o`` finishing its turn), else
+    0 (the turn cap included).  The working copy ``wi[:W_LEGAL]`` is overwritten."""
+    n = icfg[I_PLAYERS]
+    for k in range(W_LEGAL):
+        wi[k] = wi[save + k]
+    sh = wi[W_H:W_H + MAX_PLAYERS * MAX_HAND].reshape((MAX_PLAYERS, MAX_HAND))
+    shs = wi[W_HS:W_HS + MAX_PLAYERS]
+    srlo = wi[W_RLO:W_RLO + MAX_PLAYERS]
+    srhi = wi[W_RHI:W_RHI + MAX_PLAYERS]
+    smid = wi[W_MID:W_MID + MAX_MIDDLE]
+    smrev = wi[W_MREV:W_MREV + MAX_MIDDLE]
+    sturn = wi[W_TURN:W_TURN + 2]
+    sowner = wi[W_OWNER:W_OWNER + N_VALUES + 1]
+    shk = wi[W_HK:W_HK + MAX_PLAYERS * MAX_PLAYERS * MAX_HAND].reshape(
+        (MAX_PLAYERS, MAX_PLAYERS, MAX_HAND))
+    smk = wi[W_MK:W_MK + MAX_PLAYERS * MAX_MIDDLE].reshape((MAX_PLAYERS, MAX_MIDDLE))
+    sbnd = wi[W_BND:W_BND + 2 * MAX_PLAYERS].reshape((MAX_PLAYERS, 2))
+    stacts = wi[W_TACTS:W_TACTS + 3]
+    slegal = wi[W_LEGAL:W_LEGAL + MAX_ACTIONS]
+    scand = wi[W_CAND:W_CAND + MAX_ACTIONS]
+    sacc = wi[W_ACC:W_ACC + N_VALUES + 1]
+    sloc = wi[W_LOC:W_LOC + N_VALUES + 1]
+    spool = wi[W_POOL:W_POOL + N_VALUES + 1]
+    turn_reveals(n, icfg[I_MIDDLE], srlo, srhi, smrev, stacts)
+    status, _ = reveal_step(a, o, icfg, team, sh, shs, srlo, srhi, smid, smrev, sturn, sowner,
+                            shk, smk, sbnd, stacts, sacc, True, np.uint64(0))
+    if status >= WON:
+        return (winners_mask(n, team, team[o]) >> o) & 1
+    t = tn if status == GO_ON else tn + 1
+    if t >= icfg[I_TURN_CAP]:
+        return 0
+    winners = playout(rs, DEDUCE, icfg, team, t, sh, shs, srlo, srhi, smid, smrev, sturn,
+                      sowner, shk, smk, sbnd, stacts, slegal, scand, sacc, sloc, spool, bi2, bf2,
+                      score, dl, dh, pl, ph, used)
+    return (winners >> o) & 1
+
+
+@kernel
+def flat_choice(o: int, rs: np.ndarray, budget: int, icfg: np.ndarray, team: np.ndarray,
+                tn: int, hands: np.ndarray, hsize: np.ndarray, rlo: np.ndarray,
+                rhi: np.ndarray, mid: np.ndarray, mrev: np.ndarray, turn: np.ndarray,
+                owner: np.ndarray, hknow: np.ndarray, mknow: np.ndarray, bnd: np.ndarray,
+                legal: np.ndarray, n_legal: int, hint: int, bi: np.ndarray, bf: np.ndarray,
+                wi: np.ndarray, tree_w: np.ndarray, bi2: np.ndarray, bf2: np.ndarray,
+                score: np.ndarray, dl: np.ndarray, dh: np.ndarray, pl: np.ndarray,
+                ph: np.ndarray, used: np.ndarray) -> int:
+    """Seat ``o``'s first reveal of a turn by a flat two-stage search around ``deduce``'s
+    reveal ``hint`` (the ``ismcts-flat:N`` policy; ``bi``/``bf`` hold the belief).
+
+    Stage 1: on ``max(1, budget // 4)`` determinizations every legal reveal is rolled out
+    (:func:`_rollout`: the reveal, then ``deduce`` for every seat to the end).  Stage 2:
+    ``hint`` and the :data:`FLAT_FINALISTS` - 1 other reveals with the most stage-1 wins
+    are rolled out on ``budget`` fresh determinizations, each on the same deals, and the
+    result of each is paired with ``hint``'s.  The finalist with the best mean paired
+    gain replaces ``hint`` only if that gain exceeds :data:`FLAT_CONFIDENCE` standard
+    errors; otherwise ``hint`` is played.  ``tree_w`` rows 0-3 hold the counts (stage-1
+    wins, paired gain sums and squares, finalist marks); ``wi[-W_LEGAL:]`` the saved
+    determinization."""
+    save = wi.shape[0] - W_LEGAL
+    for r in range(4):
+        for x in range(MAX_ACTIONS):
+            tree_w[r, x] = 0.0
+    for _ in range(max(1, budget // 4)):
+        determinize(o, rs, icfg, hands, hsize, rlo, rhi, mid, mrev, turn, owner, hknow, mknow,
+                    bnd, bi, bf, wi)
+        for k in range(W_LEGAL):
+            wi[save + k] = wi[k]
+        for k in range(n_legal):
+            x = legal[k]
+            tree_w[0, x] += _rollout(x, o, rs, icfg, team, tn, wi, save, bi2, bf2, score, dl,
+                                     dh, pl, ph, used)
+    tree_w[3, hint] = 1.0
+    for _ in range(FLAT_FINALISTS - 1):
+        pick = -1
+        for k in range(n_legal):
+            x = legal[k]
+            if tree_w[3, x] == 0.0 and (pick < 0 or tree_w[0, x] > tree_w[0, pick]):
+                pick = x
+        if pick < 0:
+            break
+        tree_w[3, pick] = 1.0
+    for _ in range(budget):
+        determinize(o, rs, icfg, hands, hsize, rlo, rhi, mid, mrev, turn, owner, hknow, mknow,
+                    bnd, bi, bf, wi)
+        for k in range(W_LEGAL):
+            wi[save + k] = wi[k]
+        base = _rollout(hint, o, rs, icfg, team, tn, wi, save, bi2, bf2, score, dl, dh, pl,
+                        ph, used)
+        for k in range(n_legal):
+            x = legal[k]
+            if x == hint or tree_w[3, x] == 0.0:
+                continue
+            d = _rollout(x, o, rs, icfg, team, tn, wi, save, bi2, bf2, score, dl, dh, pl, ph,
+                         used) - base
+            tree_w[1, x] += d
+            tree_w[2, x] += d * d
+    choice = hint
+    gain = 0.0
+    for k in range(n_legal):
+        x = legal[k]
+        if x != hint and tree_w[3, x] != 0.0 and tree_w[1, x] / budget > gain:
+            gain = tree_w[1, x] / budget
+            choice = x
+    if choice == hint or budget < 2:
+        return hint
+    var = (tree_w[2, choice] - budget * gain * gain) / (budget - 1)
+    se = math.sqrt(max(var, 0.0) / budget)
+    return choice if gain > FLAT_CONFIDENCE * se else hint
+
+
+@kernel
 def ismcts_choice(o: int, rs: np.ndarray, budget: int, icfg: np.ndarray, team: np.ndarray,
                   tn: int, hands: np.ndarray, hsize: np.ndarray, rlo: np.ndarray,
                   rhi: np.ndarray, mid: np.ndarray, mrev: np.ndarray, turn: np.ndarray,
@@ -213,6 +334,15 @@ def ismcts_choice(o: int, rs: np.ndarray, budget: int, icfg: np.ndarray, team: n
                               dh, pl, ph, used)
     if root_hint < 0:  # the belief has no deal (bi, bf keep the belief for the sampler)
         return -1
+    if kind == FLAT:
+        sure = 0.0
+        for k in range(n_legal):
+            sure = max(sure, score[k])
+        if turn[0] == 0 and sure < 1.0 - 1e-9:  # a turn's first reveal, no sure trio
+            return flat_choice(o, rs, budget, icfg, team, tn, hands, hsize, rlo, rhi, mid,
+                               mrev, turn, owner, hknow, mknow, bnd, legal, n_legal, root_hint,
+                               bi, bf, wi, tree_w, bi2, bf2, score, dl, dh, pl, ph, used)
+        kind = DEDUCE
     cap = tree_i.shape[0]
     swaps = icfg[I_TEAMS] != 0 and icfg[I_RESWAP] != 0
     sh = wi[W_H:W_H + MAX_PLAYERS * MAX_HAND].reshape((MAX_PLAYERS, MAX_HAND))
@@ -334,12 +464,9 @@ def ismcts_choice(o: int, rs: np.ndarray, budget: int, icfg: np.ndarray, team: n
 # ---------------------------------------------------------------- Python helper (tests, tools)
 
 
-def search(icfg: np.ndarray, team: np.ndarray, state, bnd: np.ndarray, o: int, tn: int,
-           budget: int, seed: int = 0, game: int = 0, kind: int = MEMORY):
-    """Seat ``o``'s ISMCTS at turn ``tn`` in ``state`` (a
-    :class:`trilab.solver.trio_cards.game.EngineState`) with hand bounds ``bnd``, drawing
-    from the stream ``(seed, game)``: ``(choice, visits, wins)``, the root's visits and
-    wins per reveal code (zeros when no search ran)."""
+def _run(icfg: np.ndarray, team: np.ndarray, state, bnd: np.ndarray, o: int, tn: int,
+         budget: int, seed: int, game: int, kind: int):
+    """``ismcts_choice`` on fresh workspaces: ``(choice, tree_i, tree_w)``."""
     legal = np.zeros(MAX_ACTIONS, np.int64)
     n_legal = legal_reveals(int(icfg[I_PLAYERS]), int(icfg[I_MIDDLE]), state.hsize, state.rlo,
                             state.rhi, state.mid, state.mrev, legal)
@@ -354,4 +481,25 @@ def search(icfg: np.ndarray, team: np.ndarray, state, bnd: np.ndarray, o: int, t
         state.hknow, state.mknow, bnd, legal, n_legal, bi, bf, wi, tree_i, tree_w, kind, bi2,
         bf2, np.zeros(MAX_ACTIONS), z6, z6.copy(), np.zeros(MAX_PLAYERS),
         np.zeros(MAX_PLAYERS), np.zeros(MAX_MIDDLE, np.int64))
-    return int(choice), tree_i[0, T_N:].copy(), tree_w[0].copy()
+    return int(choice), tree_i, tree_w
+
+
+def search(icfg: np.ndarray, team: np.ndarray, state, bnd: np.ndarray, o: int, tn: int,
+           budget: int, seed: int = 0, game: int = 0, kind: int = MEMORY):
+    """Seat ``o``'s ISMCTS at turn ``tn`` in ``state`` (a
+    :class:`trilab.solver.trio_cards.game.EngineState`) with hand bounds ``bnd``, drawing
+    from the stream ``(seed, game)``: ``(choice, visits, wins)``, the root's visits and
+    wins per reveal code (zeros when no search ran)."""
+    choice, tree_i, tree_w = _run(icfg, team, state, bnd, o, tn, budget, seed, game, kind)
+    return choice, tree_i[0, T_N:].copy(), tree_w[0].copy()
+
+
+def flat_search(icfg: np.ndarray, team: np.ndarray, state, bnd: np.ndarray, o: int, tn: int,
+                budget: int, seed: int = 0, game: int = 0):
+    """Seat ``o``'s ``ismcts-flat`` choice at turn ``tn`` in ``state`` with hand bounds
+    ``bnd``, drawing from the stream ``(seed, game)``: ``(choice, counts, visits)``:
+    ``counts`` the flat search's rows of :func:`flat_choice` (stage-1 wins, paired gain
+    sums and squares, finalist marks; each ``MAX_ACTIONS`` long) and ``visits`` the tree
+    root's visits per reveal (non-zero when the tree search ran instead)."""
+    choice, tree_i, tree_w = _run(icfg, team, state, bnd, o, tn, budget, seed, game, FLAT)
+    return choice, tree_w[:4].copy(), tree_i[0, T_N:].copy()
