@@ -7,20 +7,31 @@ and 95% Wilson interval) and a row ``mean`` (the average over the positions, so
 the seat effect cancels, with a normal interval from the independent runs), and
 ``<prefix>.meta.json`` beside it (the command and the tables it read).
 
+:func:`paired` compares the same runs game by game with a run of the baseline policy in
+every seat on the same seed (``--paired <baseline>.csv``): a game's deal and the
+opponents are then the same in both runs, so the tested seat's gain over the
+baseline in that seat is measured on identical deals, with a much narrower
+interval than from the win rates alone.  It reads the per-game rows
+(``.parquet``) ``trilab simulate`` writes beside each table.
+
 :func:`seat_comparison` puts the seat studies with ``memory`` in every seat beside
 those with ``deduce`` in every seat, one row per table (players, mode, teams).
 
     python -m trilab.analysis.trio_cards_strength results/trio-cards/strength/p3-simple-deduce
+    python -m trilab.analysis.trio_cards_strength PREFIX --paired BASELINE.csv
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import math
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+from scipy import stats
 from trilab.analysis import artifacts
 from trilab.analysis.simulation import collect
 
@@ -47,6 +58,60 @@ def summarize(prefix: str) -> list[dict]:
         out.csv(f"{prefix}.csv", pd.DataFrame(rows))
         out.json(f"{prefix}.meta.json", artifacts.base_metadata(
             sources=sources, regenerate=f"python -m trilab.analysis.trio_cards_strength {prefix}"))
+    return rows
+
+
+def paired(prefix: str, baseline: str) -> list[dict]:
+    """Game-by-game gain of the tested seat over the baseline run (module docstring).
+
+    For every position ``k`` with ``<prefix>-seat<k>.csv``: the games, the tested
+    seat's wins and the baseline's wins in seat ``k`` on the same games, the mean
+    gain (tested minus baseline win, per game) with its 95% t interval and the games
+    where the result differs either way; a row ``mean`` averages the positions (the
+    interval from their independent runs).  Writes ``<prefix>-paired.csv`` and its
+    ``.meta.json``.  The runs must share the seed and the number of games.
+    """
+    base_meta = json.loads(Path(baseline).with_suffix(".meta.json").read_text())
+    base = pd.read_parquet(Path(baseline).with_suffix(".parquet"))
+    rows, sources, k = [], [baseline], 0
+    while (path := Path(f"{prefix}-seat{k}.csv")).exists():
+        meta = json.loads(path.with_suffix(".meta.json").read_text())
+        if meta["seed"] != base_meta["seed"] or meta["games"] != base_meta["games"]:
+            raise SystemExit(f"{path} and {baseline} differ in seed or games: not paired")
+        run = pd.read_parquet(path.with_suffix(".parquet"))
+        x = run[f"seat{k}_win"].to_numpy(np.int64)
+        b = base[f"seat{k}_win"].to_numpy(np.int64)
+        d = x - b
+        n = len(d)
+        se = float(d.std(ddof=1)) / math.sqrt(n)
+        half = float(stats.t.ppf(0.975, n - 1)) * se
+        rows.append({"position": k, "policy": meta["options"]["policies"][k],
+                     "baseline": base_meta["options"]["policies"][k],
+                     "games": n, "wins": int(x.sum()), "baseline_wins": int(b.sum()),
+                     "gain": float(d.mean()), "ci_low": float(d.mean()) - half,
+                     "ci_high": float(d.mean()) + half, "better": int((d > 0).sum()),
+                     "worse": int((d < 0).sum()), "_se": se})
+        sources.append(str(path))
+        k += 1
+    if not rows:
+        raise SystemExit(f"no {prefix}-seat0.csv")
+    gain = sum(r["gain"] for r in rows) / len(rows)
+    se = math.sqrt(sum(r["_se"] ** 2 for r in rows)) / len(rows)
+    rows.append({"position": "mean", "policy": rows[0]["policy"],
+                 "baseline": rows[0]["baseline"], "games": sum(r["games"] for r in rows),
+                 "wins": sum(r["wins"] for r in rows),
+                 "baseline_wins": sum(r["baseline_wins"] for r in rows), "gain": gain,
+                 "ci_low": gain - 1.96 * se, "ci_high": gain + 1.96 * se,
+                 "better": sum(r["better"] for r in rows),
+                 "worse": sum(r["worse"] for r in rows), "_se": se})
+    for r in rows:
+        del r["_se"]
+    with artifacts.OutputSet() as out:
+        out.csv(f"{prefix}-paired.csv", pd.DataFrame(rows))
+        out.json(f"{prefix}-paired.meta.json", artifacts.base_metadata(
+            sources=sources, seed=base_meta["seed"],
+            regenerate=f"python -m trilab.analysis.trio_cards_strength {prefix} "
+                       f"--paired {baseline}"))
     return rows
 
 
@@ -83,6 +148,12 @@ def seat_comparison(results: str | Path) -> pd.DataFrame:
 
 
 if __name__ == "__main__":
-    for prefix in sys.argv[1:]:
+    args = sys.argv[1:]
+    if "--paired" in args:
+        i = args.index("--paired")
+        for r in paired(args[0], args[i + 1]):
+            print(r)
+        args = args[:1]
+    for prefix in args:
         for r in summarize(prefix):
             print(r)

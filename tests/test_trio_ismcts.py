@@ -9,6 +9,10 @@
 * A sure win is taken; the policy beats random players; games are reproducible
   and do not depend on how they are split into chunks; every table size and mode
   plays to the end.
+* ``ismcts-flat:N``: at a turn's first reveal without a sure trio the flat search
+  runs (stage-1 counts within the deals it drew, finalists = deduce's reveal and the
+  three best others, the choice rule recomputed from its counts), it does not peek,
+  and elsewhere the tree search with deduce playouts runs instead.
 """
 
 from __future__ import annotations
@@ -185,7 +189,8 @@ def test_every_table_plays_to_the_end(players, teams, mode):
 
 
 @pytest.mark.parametrize("text", ["ismcts:0", "ismcts:x", "ismcts:", "ismcts:-5",
-                                  "ismcts-deduce:0", "ismcts:2000000"])
+                                  "ismcts-deduce:0", "ismcts:2000000", "ismcts-flat:",
+                                  "ismcts-flat:1.5"])
 def test_bad_budgets_are_rejected_in_one_line(text):
     with pytest.raises(ValueError, match="ismcts") as err:
         tc.make_config({"policies": [text]})
@@ -193,7 +198,99 @@ def test_bad_budgets_are_rejected_in_one_line(text):
 
 
 def test_budgets_reach_the_kernels():
-    cfg = tc.make_config({"players": 3, "policies": ["ismcts:7", "memory", "ismcts-deduce:9"]})
-    assert list(cfg.icfg[tc.I_BUDGET:tc.I_BUDGET + 3]) == [7, 0, 9]
+    cfg = tc.make_config({"players": 4, "policies": ["ismcts:7", "memory", "ismcts-deduce:9",
+                                                     " ismcts-flat:0011"]})
+    assert list(cfg.icfg[tc.I_BUDGET:tc.I_BUDGET + 4]) == [7, 0, 9, 11]
     assert cfg.icfg[tc.I_PLAYOUT] == tc.MEMORY and cfg.icfg[tc.I_PLAYOUT + 2] == tc.DEDUCE
-    assert cfg.seat_policies == ("ismcts:7", "memory", "ismcts-deduce:9")
+    assert cfg.icfg[tc.I_PLAYOUT + 3] == ismcts.FLAT
+    assert cfg.seat_policies == ("ismcts:7", "memory", "ismcts-deduce:9", "ismcts-flat:11")
+
+
+def flat_config(players: int, teams: bool = False, budget: int = 16):
+    cfg = tc.make_config({"players": players, "teams": teams,
+                          "policies": [f"ismcts-flat:{budget}"]})
+    team = np.zeros(tc.MAX_PLAYERS, np.int64)
+    tc.fill_teams(players, teams, team)
+    return cfg, team
+
+
+def turn_starts(players: int, teams: bool, games: int, seed: int):
+    """Positions of :func:`positions` at the first reveal of a turn."""
+    for st, bnd, seat in positions(players, teams, 4 * games, seed):
+        if st.turn[0] == 0 and games > 0:
+            games -= 1
+            yield st, bnd, seat
+
+
+def test_the_flat_search_keeps_deduce_unless_a_finalist_is_clearly_better():
+    budget = 16
+    cfg, team = flat_config(3, budget=budget)
+    flat = 0
+    for st, bnd, seat in turn_starts(3, False, 8, 300):
+        legal = np.zeros(tc.MAX_ACTIONS, np.int64)
+        k = tc.legal_reveals(3, 9, st.hsize, st.rlo, st.rhi, st.mid, st.mrev, legal)
+        legal = list(legal[:k])
+        hint = deduce_of(st, bnd, seat, 3, 9, False)
+        choice, counts, visits = ismcts.flat_search(cfg.icfg, team, st, bnd, seat, seat,
+                                                    budget, seed=3)
+        assert choice in legal
+        if visits.sum() > 0:  # a sure trio: the tree search ran
+            assert visits.sum() == budget
+            continue
+        flat += 1
+        wins, gain, square, final = counts
+        assert np.all(wins[legal] <= budget // 4) and np.all(wins >= 0)
+        finalists = set(np.flatnonzero(final))
+        assert hint in finalists and len(finalists) == min(4, k)
+        others = sorted(wins[x] for x in legal if x != hint)
+        cut = others[-3] if len(others) >= 3 else min(others)
+        assert all(wins[x] >= cut for x in finalists - {hint})
+        assert gain[hint] == 0 and np.all(np.abs(gain) <= budget)
+        assert np.all(square >= gain ** 2 / budget - 1e-9)  # Cauchy-Schwarz
+        best = max((x for x in legal if x in finalists and x != hint), key=lambda x: gain[x],
+                   default=hint)
+        if gain[best] <= 0:
+            assert choice == hint
+            continue
+        m = gain[best] / budget
+        se = math.sqrt(max((square[best] - budget * m * m) / (budget - 1), 0) / budget)
+        assert choice == (best if m > ismcts.FLAT_CONFIDENCE * se else hint)
+    assert flat >= 5
+
+
+@pytest.mark.parametrize("players, teams", [(3, False), (6, True)])
+def test_the_flat_search_does_not_peek(players, teams):
+    cfg, team = flat_config(players, teams, budget=12)
+    _, m = tc.DEAL[(players, teams)]
+    changed = 0
+    for g, (st, bnd, seat) in enumerate(turn_starts(players, teams, 4, 910)):
+        other = hidden_swapped(st, bnd, seat, players, m, seed=g)
+        changed += int(not np.array_equal(other.hands, st.hands) or
+                       not np.array_equal(other.mid, st.mid))
+        a = ismcts.flat_search(cfg.icfg, team, st, bnd, seat, seat, 12, seed=g)
+        b = ismcts.flat_search(cfg.icfg, team, other, bnd, seat, seat, 12, seed=g)
+        assert a[0] == b[0]
+        assert np.array_equal(a[1], b[1]) and np.array_equal(a[2], b[2])
+    assert changed >= 2
+
+
+def test_mid_turn_the_flat_policy_searches_the_tree():
+    cfg, team = flat_config(3, budget=20)
+    st, bnd = sevens_position()
+    choice, _, visits = ismcts.flat_search(cfg.icfg, team, st, bnd, 0, 0, 20, seed=1)
+    assert choice == 0 and visits.sum() == 20  # a sure trio: the tree search
+    tc.apply_reveal(0, 0, 3, 9, st.hands, st.hsize, st.rlo, st.rhi, st.mid, st.mrev, st.turn,
+                    st.owner, st.hknow, st.mknow)
+    choice, _, visits = ismcts.flat_search(cfg.icfg, team, st, bnd, 0, 0, 20, seed=1)
+    assert choice == 0 and visits.sum() == 20  # mid-turn: the tree search
+
+
+def test_flat_games_are_reproducible_and_play_to_the_end():
+    pols = ["deduce", "ismcts-flat:8", "memory"]
+    whole = play(pols, 12, 0, 3)
+    tail = play(pols, 12, 1, 2)
+    for x, z in zip(whole, tail, strict=True):
+        assert np.array_equal(x[1:], z)
+    winners, length, reason, _ = play(["ismcts-flat:6"] * 4, 2, 0, 2, teams=True,
+                                      mode="spicy")
+    assert np.all((winners != 0) | (reason == tc.TURN_CAP)) and np.all(length >= 1)
