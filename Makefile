@@ -72,6 +72,17 @@ results-trio-strong: install
 	  $(VENV)/bin/trilab simulate trio-cards --policy $$pol --games 1000 --seed 2101 --chunk 100 \
 	    --out $$out || exit 1; done
 	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p3-simple-ismcts-1000-vs-deduce
+	# ismcts-flat:48 against deduce, paired game by game with deduce everywhere (seed 4101)
+	out=$(TRIO_STRENGTH)/p3-simple-deduce-all-s4101.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --policy deduce --games 1000 --seed 4101 \
+	    --chunk 50 --out $$out || exit 1
+	for k in 0 1 2; do \
+	  pol=$$(echo deduce,deduce,deduce | awk -F, -v k=$$k -v p=ismcts-flat:48 '{$$(k+1)=p; OFS=","; print $$1,$$2,$$3}'); \
+	  out=$(TRIO_STRENGTH)/p3-simple-ismcts-flat-48-vs-deduce-seat$$k.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --policy $$pol --games 1000 --seed 4101 --chunk 50 \
+	    --out $$out || exit 1; done
+	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p3-simple-ismcts-flat-48-vs-deduce \
+	  --paired $(TRIO_STRENGTH)/p3-simple-deduce-all-s4101.csv
 	for mode in simple spicy; do \
 	  out=results/trio-cards/deduce/p3-$$mode-deduce.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 3 --mode $$mode --policy deduce \

@@ -38,6 +38,8 @@ CASES = [
     ("trio-cards", {"players": 6, "mode": "simple", "policies": ["deduce"]}, 400),
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["ismcts:200"]}, 400),
     ("trio-cards", {"players": 6, "mode": "simple", "policies": ["ismcts:200"]}, 2000),
+    ("trio-cards", {"players": 3, "mode": "simple", "policies": ["ismcts-flat:48"]}, 2000),
+    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["ismcts-flat:8"]}, 20000),
     ("tabula-trivium", {"policies": ["random"]}, 1),
     ("tabula-trivium", {"policies": ["greedy"]}, 20),
     ("tabula-trivium", {"policies": ["lookahead:1", "random"]}, 10),
@@ -65,7 +67,7 @@ def main() -> None:
         config = spec.make_config(options)
         n = max(1, args.games // cost)
         m = 0 if "ismcts" in str(options) else max(1, args.reference_games // cost)
-        run_games(spec, config, 10, args.seed)  # compile / load the cache
+        run_games(spec, config, 1, args.seed)  # compile / load the cache
         eng = run_games(spec, config, n, args.seed)
         t0 = time.perf_counter()
         for g in range(m):

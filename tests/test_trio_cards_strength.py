@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 from trilab.analysis import simulation
-from trilab.analysis.trio_cards_strength import seat_comparison, summarize
+from trilab.analysis.trio_cards_strength import paired, seat_comparison, summarize
 
 
 def test_summary_averages_the_seat_positions(tmp_path):
@@ -27,6 +27,44 @@ def test_summary_averages_the_seat_positions(tmp_path):
     assert mean["win_rate"] == pytest.approx(sum(s["win_rate"] for s in seats) / 3)
     assert mean["ci_low"] < mean["win_rate"] < mean["ci_high"]
     assert pd.read_csv(f"{prefix}.csv").shape[0] == 4
+
+
+def test_paired_gains_compare_the_same_games(tmp_path):
+    """Memory in one seat against deduce, game by game against deduce everywhere on the
+    same seed: the gain is the difference of the two runs' wins in that seat, and a
+    run paired with itself gains nothing on every game."""
+    prefix = tmp_path / "p3-simple-memory-vs-deduce"
+    base = tmp_path / "p3-simple-deduce-all.csv"
+    simulation.simulate("trio-cards", {"players": 3, "policies": ["deduce"]}, 80, seed=9,
+                        out=base)
+    for k in range(3):
+        pols = ["deduce"] * 3
+        pols[k] = "memory"
+        simulation.simulate("trio-cards", {"players": 3, "policies": pols}, 80, seed=9,
+                            out=f"{prefix}-seat{k}.csv")
+    rows = paired(str(prefix), str(base))
+    b = pd.read_parquet(base.with_suffix(".parquet"))
+    for k, r in enumerate(rows[:3]):
+        x = pd.read_parquet(f"{prefix}-seat{k}.parquet")[f"seat{k}_win"].astype(int)
+        d = x - b[f"seat{k}_win"].astype(int)
+        assert r["policy"] == "memory" and r["baseline"] == "deduce"
+        assert (r["wins"], r["baseline_wins"]) == (x.sum(), b[f"seat{k}_win"].sum())
+        assert r["gain"] == pytest.approx(d.mean())
+        assert (r["better"], r["worse"]) == ((d > 0).sum(), (d < 0).sum())
+        assert r["ci_low"] <= r["gain"] <= r["ci_high"]
+    assert rows[3]["gain"] == pytest.approx(sum(r["gain"] for r in rows[:3]) / 3)
+    assert pd.read_csv(f"{prefix}-paired.csv").shape[0] == 4
+    same = tmp_path / "same"
+    for k in range(3):
+        for suffix in (".csv", ".meta.json", ".parquet"):
+            (tmp_path / f"same-seat{k}{suffix}").write_bytes(base.with_suffix(suffix).read_bytes())
+    assert all(r["gain"] == 0 and r["better"] == r["worse"] == 0
+               for r in paired(str(same), str(base)))
+    other = tmp_path / "other.csv"
+    simulation.simulate("trio-cards", {"players": 3, "policies": ["deduce"]}, 80, seed=10,
+                        out=other)
+    with pytest.raises(SystemExit, match="not paired"):
+        paired(str(same), str(other))
 
 
 def test_seat_comparison_puts_memory_beside_deduce(tmp_path):

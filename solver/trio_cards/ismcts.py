@@ -42,6 +42,12 @@ legal reveal is played at once without a search.  When the
 belief has no consistent deal within its state bound (``Z = 0``, six-player
 positions) the policy returns -1 and the engine plays ``memory``.
 
+**``ismcts-flat:N``** (playout kind :data:`FLAT`): at the first reveal of a turn
+where ``deduce`` sees no sure trio, :func:`flat_choice` replaces the tree: a flat
+two-stage search of ``deduce`` rollouts around ``deduce``'s reveal (selection and
+test on different deals); for the rest of the turn the tree search above with
+``deduce`` playouts.
+
 Every draw comes from the game's stream (the sampler's and the playouts'), so a
 game is a function of its seed.  Workspace: ``wi`` (``int64``, :func:`ws_len`)
 and the tree arrays ``tree_i``/``tree_w`` (:func:`new_tree`), allocated once by
