@@ -203,6 +203,26 @@ def _shown(a: int, wi: np.ndarray) -> int:
     return wi[W_H + q * MAX_HAND + i]
 
 
+@kernel(inline="always")
+def _views(wi: np.ndarray):
+    """The determinized game's arrays inside ``wi`` (the module's ``W_*`` offsets): hands,
+    hand sizes, low and high reveals, middle, middle reveals, turn, owners, hand and
+    middle records, hand bounds, the turn's reveals, then the scratch arrays legal,
+    cand, acc, loc and pool."""
+    return (wi[W_H:W_H + MAX_PLAYERS * MAX_HAND].reshape((MAX_PLAYERS, MAX_HAND)),
+            wi[W_HS:W_HS + MAX_PLAYERS], wi[W_RLO:W_RLO + MAX_PLAYERS],
+            wi[W_RHI:W_RHI + MAX_PLAYERS], wi[W_MID:W_MID + MAX_MIDDLE],
+            wi[W_MREV:W_MREV + MAX_MIDDLE], wi[W_TURN:W_TURN + 2],
+            wi[W_OWNER:W_OWNER + N_VALUES + 1],
+            wi[W_HK:W_HK + MAX_PLAYERS * MAX_PLAYERS * MAX_HAND].reshape(
+                (MAX_PLAYERS, MAX_PLAYERS, MAX_HAND)),
+            wi[W_MK:W_MK + MAX_PLAYERS * MAX_MIDDLE].reshape((MAX_PLAYERS, MAX_MIDDLE)),
+            wi[W_BND:W_BND + 2 * MAX_PLAYERS].reshape((MAX_PLAYERS, 2)),
+            wi[W_TACTS:W_TACTS + 3], wi[W_LEGAL:W_LEGAL + MAX_ACTIONS],
+            wi[W_CAND:W_CAND + MAX_ACTIONS], wi[W_ACC:W_ACC + N_VALUES + 1],
+            wi[W_LOC:W_LOC + N_VALUES + 1], wi[W_POOL:W_POOL + N_VALUES + 1])
+
+
 @kernel
 def _rollout(a: int, o: int, rs: np.ndarray, icfg: np.ndarray, team: np.ndarray, tn: int,
              wi: np.ndarray, save: int, bi2: np.ndarray, bf2: np.ndarray, score: np.ndarray,
@@ -214,24 +234,8 @@ def _rollout(a: int, o: int, rs: np.ndarray, icfg: np.ndarray, team: np.ndarray,
     n = icfg[I_PLAYERS]
     for k in range(W_LEGAL):
         wi[k] = wi[save + k]
-    sh = wi[W_H:W_H + MAX_PLAYERS * MAX_HAND].reshape((MAX_PLAYERS, MAX_HAND))
-    shs = wi[W_HS:W_HS + MAX_PLAYERS]
-    srlo = wi[W_RLO:W_RLO + MAX_PLAYERS]
-    srhi = wi[W_RHI:W_RHI + MAX_PLAYERS]
-    smid = wi[W_MID:W_MID + MAX_MIDDLE]
-    smrev = wi[W_MREV:W_MREV + MAX_MIDDLE]
-    sturn = wi[W_TURN:W_TURN + 2]
-    sowner = wi[W_OWNER:W_OWNER + N_VALUES + 1]
-    shk = wi[W_HK:W_HK + MAX_PLAYERS * MAX_PLAYERS * MAX_HAND].reshape(
-        (MAX_PLAYERS, MAX_PLAYERS, MAX_HAND))
-    smk = wi[W_MK:W_MK + MAX_PLAYERS * MAX_MIDDLE].reshape((MAX_PLAYERS, MAX_MIDDLE))
-    sbnd = wi[W_BND:W_BND + 2 * MAX_PLAYERS].reshape((MAX_PLAYERS, 2))
-    stacts = wi[W_TACTS:W_TACTS + 3]
-    slegal = wi[W_LEGAL:W_LEGAL + MAX_ACTIONS]
-    scand = wi[W_CAND:W_CAND + MAX_ACTIONS]
-    sacc = wi[W_ACC:W_ACC + N_VALUES + 1]
-    sloc = wi[W_LOC:W_LOC + N_VALUES + 1]
-    spool = wi[W_POOL:W_POOL + N_VALUES + 1]
+    (sh, shs, srlo, srhi, smid, smrev, sturn, sowner, shk, smk, sbnd, stacts, slegal, scand,
+     sacc, sloc, spool) = _views(wi)
     turn_reveals(n, icfg[I_MIDDLE], srlo, srhi, smrev, stacts)
     status, _ = reveal_step(a, o, icfg, team, sh, shs, srlo, srhi, smid, smrev, sturn, sowner,
                             shk, smk, sbnd, stacts, sacc, True, np.uint64(0))
@@ -351,24 +355,8 @@ def ismcts_choice(o: int, rs: np.ndarray, budget: int, icfg: np.ndarray, team: n
         kind = DEDUCE
     cap = tree_i.shape[0]
     swaps = icfg[I_TEAMS] != 0 and icfg[I_RESWAP] != 0
-    sh = wi[W_H:W_H + MAX_PLAYERS * MAX_HAND].reshape((MAX_PLAYERS, MAX_HAND))
-    shs = wi[W_HS:W_HS + MAX_PLAYERS]
-    srlo = wi[W_RLO:W_RLO + MAX_PLAYERS]
-    srhi = wi[W_RHI:W_RHI + MAX_PLAYERS]
-    smid = wi[W_MID:W_MID + MAX_MIDDLE]
-    smrev = wi[W_MREV:W_MREV + MAX_MIDDLE]
-    sturn = wi[W_TURN:W_TURN + 2]
-    sowner = wi[W_OWNER:W_OWNER + N_VALUES + 1]
-    shk = wi[W_HK:W_HK + MAX_PLAYERS * MAX_PLAYERS * MAX_HAND].reshape(
-        (MAX_PLAYERS, MAX_PLAYERS, MAX_HAND))
-    smk = wi[W_MK:W_MK + MAX_PLAYERS * MAX_MIDDLE].reshape((MAX_PLAYERS, MAX_MIDDLE))
-    sbnd = wi[W_BND:W_BND + 2 * MAX_PLAYERS].reshape((MAX_PLAYERS, 2))
-    stacts = wi[W_TACTS:W_TACTS + 3]
-    slegal = wi[W_LEGAL:W_LEGAL + MAX_ACTIONS]
-    scand = wi[W_CAND:W_CAND + MAX_ACTIONS]
-    sacc = wi[W_ACC:W_ACC + N_VALUES + 1]
-    sloc = wi[W_LOC:W_LOC + N_VALUES + 1]
-    spool = wi[W_POOL:W_POOL + N_VALUES + 1]
+    (sh, shs, srlo, srhi, smid, smrev, sturn, sowner, shk, smk, sbnd, stacts, slegal, scand,
+     sacc, sloc, spool) = _views(wi)
     _clear_node(0, tree_i, tree_w)
     nodes = 1
     for _ in range(budget):
