@@ -18,8 +18,14 @@ A fourth (``--dfpn 2 4``) compares alpha-beta with proof-number search
 (:mod:`trilab.solver.trike.dfpn`, with each ``1 + 1/k`` threshold factor given) on
 the same positions, into ``results/bench/trike-dfpn.csv``.
 
+A fifth (``--threads 1 2``) runs the same positions with one search
+thread and with two sharing the table (``AlphaBetaSolver(threads=2)``),
+side by side, into ``results/bench/trike-threads.csv``; run it on an
+otherwise idle machine, the two threads need both cores.
+
     python benchmarks/bench_trike.py [--sizes 5 6] [--tt-mb 1024] [--tt-min-moves 2 3 4 5]
     python benchmarks/bench_trike.py --dfpn 2 4
+    python benchmarks/bench_trike.py --threads 1 2
 """
 
 from __future__ import annotations
@@ -145,6 +151,48 @@ def tt_min_moves(settings: list[int], out: Path) -> None:
     print(f"appended {len(rows)} rows to {out}")
 
 
+def threads(counts: list[int], out: Path) -> None:
+    """Wall time of the same win/loss searches with each thread count (each
+    position under every count in turn, the table emptied before each)."""
+    tasks = [(7, cls[0], -1) for cls in trike.opening_classes(7)]
+    tasks += [(8, point, reply) for point, reply in SIZE8_REPLIES]
+    for n in counts:  # compile the threaded path before any clock starts
+        AlphaBetaSolver(5, tt_mb=16, threads=n).is_win(trike.opening(5, 0))
+    solvers = {(size, n): AlphaBetaSolver(size, tt_mb=trike_openings.default_tt_mb(size),
+                                          threads=n)
+               for size in (7, 8) for n in counts}
+    for solver in solvers.values():
+        solver.tt.array.fill(1)  # fault the pages in before timing
+    rows = []
+    for size, point, reply in tasks:
+        pos = trike.opening(size, point)
+        pos = pos.play(reply) if reply >= 0 else pos
+        answers = set()
+        for n in counts:
+            solver = solvers[size, n]
+            solver.reset()
+            t0 = time.perf_counter()
+            answers.add(solver.is_win(pos))
+            secs = time.perf_counter() - t0
+            rows.append({"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                         "commit": artifacts.git_commit(), "size": size, "opening": point,
+                         "reply": reply, "threads": n, "nodes": solver.nodes,
+                         "seconds": round(secs, 3)})
+            print(f"size {size} opening {point:>2} reply {reply:>2} threads {n}: "
+                  f"{solver.nodes:>13,} nodes {secs:8.2f} s", flush=True)
+        assert len(answers) == 1, "the thread counts disagree"
+    artifacts.append_csv(out, rows)
+    by: dict[tuple[int, int], list[float]] = {}
+    for r in rows:
+        t = by.setdefault((r["size"], r["threads"]), [0, 0.0])
+        t[0] += r["nodes"]
+        t[1] += r["seconds"]
+    for (size, n), (nodes, secs) in sorted(by.items()):
+        print(f"size {size} threads {n}: {nodes:,} nodes {secs:.1f} s "
+              f"(x{by[size, counts[0]][1] / secs:.2f} against {counts[0]})", flush=True)
+    print(f"appended {len(rows)} rows to {out}")
+
+
 def algorithms(out: Path, epsilons: list[int]) -> None:
     """Alpha-beta against df-pn (one row per position and algorithm) on the
     same positions as ``tt_min_moves``, each position under each algorithm in
@@ -212,9 +260,14 @@ def main() -> None:
     ap.add_argument("--dfpn", type=int, nargs="+", default=None, metavar="1/EPSILON",
                     help="only compare alpha-beta with df-pn (these 1/epsilon; 0: no "
                          "epsilon trick) on size 7 and size-8 replies")
+    ap.add_argument("--threads", type=int, nargs="+", default=None, metavar="N",
+                    help="only time these search thread counts on size 7 and size-8 replies")
     args = ap.parse_args()
 
     compile_s = warm_up()
+    if args.threads:
+        threads(args.threads, Path(args.out).with_name("trike-threads.csv"))
+        return
     if args.dfpn:
         algorithms(Path(args.out).with_name("trike-dfpn.csv"), args.dfpn)
         return

@@ -230,3 +230,32 @@ def test_table_threshold_changes_speed_not_answers(size, databases, rng):
         solver = AlphaBetaSolver(size, tt_mb=2, tt_min_moves=k)
         for pos in positions:
             assert db.lookup(pos) == (solver.margin(pos), solver.remoteness(pos)), (k, pos)
+
+
+@pytest.mark.parametrize("tt_mb", [16, 0.01])
+def test_two_threads_sharing_the_table_match_retrograde(tt_mb, databases, rng):
+    """Two threads on one shared table (a tiny table forces constant
+    replacement races) give the database's exact values; small chunks make
+    the threads stop and resume often."""
+    db = databases[5]
+    solver = AlphaBetaSolver(5, tt_mb=tt_mb, threads=2, chunk_nodes=1 << 10)
+    positions = [trike.opening(5, p) for p in range(trike.n_points(5))]
+    positions += [random_position(5, rng) for _ in range(300)]
+    for pos in positions:
+        assert db.lookup(pos) == (solver.margin(pos), solver.remoteness(pos)), pos.to_notation()
+
+
+def test_two_threads_agree_with_one_on_size_6_openings():
+    one = AlphaBetaSolver(6, tt_mb=64)
+    two = AlphaBetaSolver(6, tt_mb=64, threads=2, defer_plies=12)
+    for cls in trike.opening_classes(6):
+        pos = trike.opening(6, cls[0])
+        a, b = one.solve_position(pos), two.solve_position(pos)
+        assert (a.margin, a.remoteness, a.winning_moves) == (b.margin, b.remoteness,
+                                                             b.winning_moves)
+    assert two.nodes > 0
+
+
+def test_threads_must_be_positive():
+    with pytest.raises(ValueError, match="threads"):
+        AlphaBetaSolver(4, threads=0)

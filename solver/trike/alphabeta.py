@@ -44,10 +44,20 @@ win/loss.  Search details:
 * Symmetry reduction: the six symmetric images of the position are kept
   incrementally along the search path and the smallest (masked) one keys
   the table.
+* Threads (``threads=2``): the threads search the same root and share the
+  table without locks (an entry's first word is stored XORed with its
+  second, so a torn entry fails the key check and is a miss).  A busy map
+  marks the nodes each thread has open in the first ``DEFER_PLIES`` plies;
+  after a node's first move (Young Brothers Wait), a thread about to enter
+  a child another one is searching moves it to the end of its list
+  (simplified ABDADA), so at nodes where every move must be searched the
+  threads split the moves.  Measured side by side in ``make bench``
+  (docs/speed.md): see ``results/bench/trike-threads.csv``.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -71,6 +81,7 @@ FLAG_UPPER = 3
 _MASK55 = np.uint64((1 << 55) - 1)
 TT_MIN_MOVES = 4  # nodes with at most this many moves skip the table (measured on size 7)
 _MAXPLY = 64
+DEFER_PLIES = 8  # plies where threads defer a child another thread is searching
 TT_CAP_MB = {2: 1, 3: 1, 4: 4, 5: 64, 6: 512}
 
 
@@ -110,7 +121,7 @@ def _hash(a: np.uint64, b: np.uint64) -> np.uint64:
 
 
 # Columns of the integer search stack (one row per ply).
-_P, _ALPHA, _BETA, _ALPHA0, _BEST, _IDX, _NMOVES, _SLOT, _DEPTH = range(9)
+_P, _ALPHA, _BETA, _ALPHA0, _BEST, _IDX, _NMOVES, _SLOT, _DEPTH, _DEFER = range(10)
 # Columns of the uint64 search stack.
 _MINE, _THEIRS, _KEYA, _KEYB = range(4)
 
@@ -212,14 +223,14 @@ def _store(mode, ply, ist, ust, tt, npts, neighbours, score_mask, region):
     key_b = ust[ply, _KEYB]
     eb = key_b | (np.uint64(flag) << np.uint64(55)) | (np.uint64(best & 0x7F) << np.uint64(57))
     depth = ist[ply, _DEPTH]
-    e0a = tt[slot, 0]
     e0b = tt[slot, 1]
+    e0a = tt[slot, 0] ^ e0b
     if (e0b >> np.uint64(55)) & np.uint64(3) == 0 or (e0a == key_a and (e0b & _MASK55) == key_b):
         target = slot
     else:
         d0 = _entry_depth(region, neighbours, score_mask, e0a, e0b, npts)
         target = slot if depth >= d0 else slot + 1
-    tt[target, 0] = key_a
+    tt[target, 0] = key_a ^ eb  # lockless: a torn entry fails the key check
     tt[target, 1] = eb
 
 
@@ -276,8 +287,8 @@ def _enter(
         mask = np.uint64(tt.shape[0] - 1)
         slot = np.int64(_hash(key_a, key_b) & mask) & ~1
     for j in range(2 if use_tt else 0):
-        ea = tt[slot + j, 0]
         eb = tt[slot + j, 1]
+        ea = tt[slot + j, 0] ^ eb
         if ea == key_a and (eb & _MASK55) == key_b and (eb >> np.uint64(55)) & np.uint64(3) != 0:
             stats[1] += 1
             flag = np.int64((eb >> np.uint64(55)) & np.uint64(3))
@@ -328,12 +339,44 @@ def _enter(
     ist[ply, _NMOVES] = k
     ist[ply, _SLOT] = slot if use_tt else -1
     ist[ply, _DEPTH] = depth
+    ist[ply, _DEFER] = 0
     ust[ply, _KEYA] = key_a
     ust[ply, _KEYB] = key_b
     if k == 0:  # every move traps the pawn: the node is complete
         _store(mode, ply, ist, ust, tt, npts, neighbours, score_mask, region)
         return True, best
     return False, 0
+
+
+@kernel(inline="always")
+def _busy_slot(mine, theirs, pawn, mask):
+    """Slot of a position (as it stands, no symmetry) in the busy table."""
+    return np.int64(_hash(mine ^ (np.uint64(pawn) << np.uint64(57)), theirs) & mask)
+
+
+@kernel(inline="always")
+def _defer_busy(ply, ist, ust, order, busy, bit):
+    """Simplified ABDADA with Young Brothers Wait: once the node's first
+    move has been searched (it did not cut, so every move may have to be),
+    while the next move's child is being searched by another thread, move
+    it to the end of the node's move list (each node defers at most as many
+    times as it has moves), so the threads split the moves of the node
+    instead of searching the same child together.  The first move is never
+    put off: at a node that the first move wins, a second thread on another
+    move would only waste its time."""
+    mask = np.uint64(busy.shape[0] - 1)
+    k = ist[ply, _NMOVES]
+    while 1 <= ist[ply, _IDX] < k - 1 and ist[ply, _DEFER] < k:
+        i = ist[ply, _IDX]
+        d = order[ply, i]
+        h = _busy_slot(ust[ply, _THEIRS], ust[ply, _MINE] | (np.uint64(1) << np.uint64(d)), d,
+                       mask)
+        if busy[h] & ~bit == 0:
+            return
+        for j in range(i, k - 1):
+            order[ply, j] = order[ply, j + 1]
+        order[ply, k - 1] = d
+        ist[ply, _DEFER] += 1
 
 
 @kernel(inline="always")
@@ -354,7 +397,7 @@ def _push_child(mode, ply, ist, ust, symmetry, order, img_m, img_t, nsym):
 @nb.njit(cache=True)
 def _new_stack(mine, theirs, pawn, alpha, beta, symmetry):
     """The explicit search stack of a root position (row 0 filled in)."""
-    ist = np.zeros((_MAXPLY, 9), dtype=np.int64)
+    ist = np.zeros((_MAXPLY, 10), dtype=np.int64)
     ust = np.zeros((_MAXPLY, 4), dtype=np.uint64)
     order = np.zeros((_MAXPLY, 6 * 10), dtype=np.int64)
     img_m = np.zeros((_MAXPLY, 6), dtype=np.uint64)
@@ -373,7 +416,7 @@ def _new_stack(mine, theirs, pawn, alpha, beta, symmetry):
 def _run(
     mode, ist, ust, order, img_m, img_t, ctl,
     ray_masks, neighbours, score_mask, symmetry, sym_bytes, npts, tt, stats, nsym, region,
-    tt_min_moves, node_budget,
+    tt_min_moves, node_budget, helper, busy, defer_plies,
 ):
     """Fail-soft negamax from the root of a stack, iterative, suspendable.
 
@@ -382,9 +425,13 @@ def _run(
     ``v >= beta``.  Releases the GIL (it touches only its arguments), so other
     threads of the caller run meanwhile.  After about ``node_budget`` nodes it suspends instead and
     returns ``(False, 0)``; calling it again with the same arrays resumes.
+    ``helper`` numbers the thread (its bit in ``busy``); nodes at plies below
+    ``defer_plies`` are marked in ``busy`` while open and put off children
+    marked by other threads (0 for a search on its own).
     """
     ply = ctl[0]
     stop_at = stats[0] + node_budget
+    bit = np.uint8(1 << (helper % 8))
     while True:
         if stats[0] >= stop_at:
             ctl[0] = ply
@@ -394,6 +441,11 @@ def _run(
             order, img_m, img_t, stats, nsym, npts, region, tt_min_moves,
         )
         if not done:
+            if ply < defer_plies:
+                h = _busy_slot(ust[ply, _MINE], ust[ply, _THEIRS], ist[ply, _P],
+                               np.uint64(busy.shape[0] - 1))
+                busy[h] |= bit
+                _defer_busy(ply, ist, ust, order, busy, bit)
             _push_child(mode, ply, ist, ust, symmetry, order, img_m, img_t, nsym)
             ply += 1
             continue
@@ -408,9 +460,15 @@ def _run(
                 if pv > ist[ply, _ALPHA]:
                     ist[ply, _ALPHA] = pv
             if ist[ply, _ALPHA] < ist[ply, _BETA] and ist[ply, _IDX] < ist[ply, _NMOVES]:
+                if ply < defer_plies:
+                    _defer_busy(ply, ist, ust, order, busy, bit)
                 _push_child(mode, ply, ist, ust, symmetry, order, img_m, img_t, nsym)
                 ply += 1
                 break
+            if ply < defer_plies:
+                h = _busy_slot(ust[ply, _MINE], ust[ply, _THEIRS], ist[ply, _P],
+                               np.uint64(busy.shape[0] - 1))
+                busy[h] &= ~bit
             _store(mode, ply, ist, ust, tt, npts, neighbours, score_mask, region)
             v = ist[ply, _BEST]
 
@@ -467,11 +525,21 @@ class AlphaBetaSolver:
         chunk_nodes: int = 1 << 22,
         region_keys: bool = True,
         tt_min_moves: int = TT_MIN_MOVES,
+        threads: int = 1,
+        defer_plies: int = DEFER_PLIES,
     ):
         """``progress(nodes)`` is called every ``chunk_nodes`` nodes of a search;
         ``region_keys=False`` keys the table by the whole position; nodes
         with at most ``tt_min_moves`` moves skip the table (any value gives
-        the same answers, only the speed differs)."""
+        the same answers, only the speed differs).  ``threads > 1`` searches
+        each probe with that many threads sharing the table; in the first
+        ``defer_plies`` plies a thread puts off a child another thread is
+        searching, after the node's first move (simplified ABDADA); the
+        first thread to finish answers."""
+        if threads < 1:
+            raise ValueError("threads must be at least 1")
+        self.threads = threads
+        self.defer_plies = defer_plies
         self.region_keys = region_keys
         self.tt_min_moves = tt_min_moves
         self.progress = progress
@@ -498,18 +566,77 @@ class AlphaBetaSolver:
         """One fail-soft search, run in chunks so progress is reported and
         Ctrl-C is honoured between chunks."""
         t = self.tables
-        stack = _new_stack(np.uint64(mine), np.uint64(theirs), pawn, alpha, beta, t.symmetry)
         nsym = 6 if self.use_symmetry else 1
-        while True:
-            finished, v = _run(
+
+        busy = np.zeros(1 << 16 if self.threads > 1 else 1, dtype=np.uint8)
+        defer_plies = self.defer_plies if self.threads > 1 else 0
+
+        def chunk(stack, stats, helper):
+            return _run(
                 mode, *stack, t.ray_masks, t.neighbours, t.score_mask, t.symmetry,
-                t.symmetry_bytes, t.n_points, self.tt.array, self.stats, nsym,
-                self.region_keys, self.tt_min_moves, self.chunk_nodes,
+                t.symmetry_bytes, t.n_points, self.tt.array, stats, nsym,
+                self.region_keys, self.tt_min_moves, self.chunk_nodes, helper, busy,
+                defer_plies,
             )
-            if finished:
-                return int(v)
-            if self.progress is not None:
-                self.progress(self.nodes)
+
+        def new_stack():
+            return _new_stack(np.uint64(mine), np.uint64(theirs), pawn, alpha, beta, t.symmetry)
+
+        if self.threads == 1:
+            stack = new_stack()
+            while True:
+                finished, v = chunk(stack, self.stats, 0)
+                if finished:
+                    return int(v)
+                if self.progress is not None:
+                    self.progress(self.nodes)
+        return self._probe_smp(chunk, new_stack)
+
+    def _probe_smp(self, chunk, new_stack) -> int:
+        """The calling thread and ``threads - 1`` helpers search the same root
+        in chunks, sharing the table and a busy map of the nodes in the first
+        ``defer_plies`` plies; the first result wins and stops the others
+        after their current chunk.  Every stored bound is a true bound
+        whichever thread wrote it, so the answer is exact."""
+        stop = threading.Event()
+        answer: list[int] = []
+        helper_stats = [np.zeros_like(self.stats) for _ in range(self.threads - 1)]
+        failures: list[BaseException] = []
+
+        def helper(h: int) -> None:
+            stack = new_stack()
+            try:
+                while not stop.is_set():
+                    finished, v = chunk(stack, helper_stats[h - 1], h)
+                    if finished:
+                        answer.append(int(v))
+                        stop.set()
+            except BaseException as e:  # pragma: no cover - reported by the caller
+                failures.append(e)
+                stop.set()
+
+        workers = [threading.Thread(target=helper, args=(h,), daemon=True)
+                   for h in range(1, self.threads)]
+        for w in workers:
+            w.start()
+        try:
+            stack = new_stack()
+            while not stop.is_set():
+                finished, v = chunk(stack, self.stats, 0)
+                if finished:
+                    answer.insert(0, int(v))
+                    stop.set()
+                elif self.progress is not None:
+                    self.progress(self.nodes + sum(int(s[0]) for s in helper_stats))
+        finally:
+            stop.set()
+            for w in workers:
+                w.join()
+            for s in helper_stats:
+                self.stats += s
+        if failures:
+            raise failures[0]
+        return answer[0]
 
     def _exact(self, mode: int, mine: int, theirs: int, pawn: int, lo: int, hi: int) -> int:
         """Binary search with null windows for the exact value in ``[lo, hi]``."""
