@@ -80,6 +80,29 @@ def test_solve_by_proof_numbers_agrees_with_alphabeta(tmp_path, split):
     assert data["method"] == "dfpn" and data["openings"][0]["margin"] is None
 
 
+@pytest.mark.parametrize("split", ["class", "replies"])
+def test_solve_with_two_search_threads_gives_the_same_table(tmp_path, split):
+    one = run("solve", "trike", "--size", "5", "--tt-mb", "8", "--split", split,
+              "--out", str(tmp_path / "one.csv"))
+    two = run("solve", "trike", "--size", "5", "--tt-mb", "8", "--split", split,
+              "--threads", "2", "--out", str(tmp_path / "two.csv"))
+    assert one.exit_code == 0 and two.exit_code == 0, two.output
+    cols = ["point", "winner", "margin", "remoteness", "winning_replies", "symmetry_class"]
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "one.csv")[cols],
+                                  pd.read_csv(tmp_path / "two.csv")[cols])
+    assert json.loads((tmp_path / "two.meta.json").read_text())["threads"] == 2
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--threads", "0"], "--threads"),
+    (["--threads", "2", "--method", "dfpn", "--win-loss-only"], "applies to --method alphabeta"),
+])
+def test_solve_refuses_bad_thread_counts(tmp_path, extra, message):
+    res = run("solve", "trike", "--size", "4", *extra, "--out", str(tmp_path / "x.csv"))
+    assert res.exit_code == 2 and message in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "x.csv").exists()
+
+
 def test_solve_by_proof_numbers_refuses_what_it_cannot_do(tmp_path):
     res = run("solve", "trike", "--size", "4", "--method", "dfpn", "--out", str(tmp_path / "x.csv"))
     assert res.exit_code == 2

@@ -57,7 +57,7 @@ def default_tt_mb(size: int) -> float:
     return DEFAULT_TT_MB.get(size, 4096)
 
 
-_SOLVERS: dict[tuple[int, float, str], AlphaBetaSolver | DfpnSolver] = {}
+_SOLVERS: dict[tuple[int, float, str, int], AlphaBetaSolver | DfpnSolver] = {}
 
 
 _TABLE_OF: list[tuple] = [()]
@@ -66,16 +66,19 @@ _TABLE_OF: list[tuple] = [()]
 
 
 def _solver(size: int, tt_mb: float, method: str = "alphabeta",
-            reply: tuple = ()) -> AlphaBetaSolver | DfpnSolver:
+            reply: tuple = (), threads: int = 1) -> AlphaBetaSolver | DfpnSolver:
     """One solver (one table) per size, method and process, emptied before each
     task, except that alpha-beta answers to the same ``reply`` (a key) run one
-    after another keep the table; the node counter is zeroed either way."""
-    key = (size, tt_mb, method)
+    after another keep the table; the node counter is zeroed either way.
+    ``threads``: alpha-beta search threads sharing the table."""
+    key = (size, tt_mb, method, threads)
     if key not in _SOLVERS:
         _SOLVERS.clear()  # free the previous table before allocating a new one
         _TABLE_OF[0] = ()
-        make = DfpnSolver if method == "dfpn" else AlphaBetaSolver
-        _SOLVERS[key] = make(size, tt_mb=tt_mb)
+        if method == "dfpn":
+            _SOLVERS[key] = DfpnSolver(size, tt_mb=tt_mb)
+        else:
+            _SOLVERS[key] = AlphaBetaSolver(size, tt_mb=tt_mb, threads=threads)
     solver = _SOLVERS[key]
     if reply and method == "alphabeta" and _TABLE_OF[0] == (key, reply):
         solver.stats[:] = 0
@@ -95,6 +98,7 @@ def solve_opening_search(
     reply: int = -1,
     method: str = "alphabeta",
     answer: int = -1,
+    threads: int = 1,
 ) -> dict:
     """Solve the opening on ``point`` from scratch; values for the placer, as a row.
 
@@ -123,7 +127,8 @@ def solve_opening_search(
     """
     if method == "dfpn" and not win_loss_only:
         raise ValueError("df-pn answers win/loss only")
-    s = _solver(size, tt_mb, method, (point, reply, win_loss_only) if answer >= 0 else ())
+    s = _solver(size, tt_mb, method, (point, reply, win_loss_only) if answer >= 0 else (),
+                threads)
     t0 = time.perf_counter()
     last = [t0]
 
@@ -660,6 +665,7 @@ def run(
     time_limit: float | None = None,
     split: str | None = None,
     on_ready: Callable[[], Any] | None = None,
+    threads: int = 1,
 ) -> OpeningStudy:
     """Solve every opening class of ``size`` (one task per class).
 
@@ -676,7 +682,8 @@ def run(
     itself proven through the placer's answers to it (:func:`answer_order`,
     one per symmetry class), one task per answer, each saved at once: a run
     stopped inside a reply loses at most the answer in progress.  ``on_ready()`` is called
-    once the kernels are loaded, just before the search starts.
+    once the kernels are loaded, just before the search starts.  ``threads``
+    alpha-beta threads work on each task, sharing its table.
     """
     split = split or ("replies" if size >= 8 else "class")
     if split not in ("class", "replies"):
@@ -709,6 +716,7 @@ def run(
             results[cls[0]] = row
     extra["resumed_classes"] = len(results)
     extra["split"] = split
+    extra["threads"] = threads
     todo = [cls[0] for cls in classes if cls[0] not in results]
     # Complete runs start with the costliest class (shortest wall time on many
     # workers); time-limited runs with the cheapest (most classes proven).
@@ -771,7 +779,7 @@ def run(
         for p in todo:
             if split == "class":
                 yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p),
-                       node_progress if serial else None, -1, method)
+                       node_progress if serial else None, -1, method, -1, threads)
                 continue
             decide(p)  # replies saved by an earlier run may already decide it
             for r in replies[p]:
@@ -784,7 +792,7 @@ def run(
                 order, rep = answers(p, r)
                 if not order:  # the reply ends the game: proven whole
                     yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p, r),
-                           node_progress if serial else None, r, method)
+                           node_progress if serial else None, r, method, -1, threads)
                     continue
                 decide_reply(p, r)  # answers saved by an earlier run may decide it
                 decide(p)
@@ -794,7 +802,7 @@ def run(
                     if rep[a] != a or usable(ckpt.answers.get(p, {}).get(r, {}).get(a)):
                         continue
                     yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p, r, a),
-                           node_progress if serial else None, r, method, a)
+                           node_progress if serial else None, r, method, a, threads)
 
     reason = None
     try:
@@ -802,7 +810,7 @@ def run(
         remaining = None if time_limit is None else max(0.0, time_limit - elapsed)
         for args, row in executor.run(solve_opening_search, tasks(), timeout=remaining):
             p, r = args[1], args[6]
-            a = args[8] if len(args) > 8 else -1
+            a = args[8]
             if a >= 0:
                 ckpt.clear_progress(p, r, a)
                 # an answer finishing after its reply or class was decided (by
