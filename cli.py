@@ -234,9 +234,10 @@ def cli() -> None:
                    "make one task 1.5-1.8x faster).")
 @click.option("--dask", "dask_address", default=None, metavar="ADDRESS|local[:WORKERS]",
               help="Run the opening classes on a Dask scheduler, or on a LocalCluster.")
-@click.option("--split", type=click.Choice(["class", "replies"]), default=None,
-              help="Task size: one opening class, or one reply of the mover (saved as soon as "
-                   "proven) [default: replies from size 8].")
+@click.option("--split", type=click.Choice(["class", "replies", "moves"]), default=None,
+              help="Task size: one opening class; one reply of the mover (proven answer by "
+                   "answer, each saved as soon as proven); or one move of the mover after "
+                   "each answer [default: class to size 7, replies at 8, moves from 9].")
 @click.option("--time-limit", type=SECONDS, default=None,
               metavar="SECONDS", help="Stop after this long, keeping what is proven.")
 @click.option("--restart", is_flag=True,

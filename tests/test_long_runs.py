@@ -387,7 +387,7 @@ def test_a_reply_stopped_midway_loses_at_most_the_answer_in_progress(
     lost = started[-1]
     assert len(done) == 7 and lost[2] >= 0 and lost not in done
     saved = json.loads(ckpt.read_text())
-    assert saved["version"] == 2
+    assert saved["version"] == trike_openings.CHECKPOINT_VERSION
     # the reply in progress has its proven answers on record, not yet its row
     p, r = str(lost[0]), str(lost[1])
     assert saved["answers"][p][r] and r not in saved["replies"].get(p, {})
@@ -436,10 +436,10 @@ def test_checkpoint_versions_and_answer_rows_are_checked(tmp_path):
                                     "nodes": 5, "seconds": 0.1}}}}
     ckpt.write_text(json.dumps({**base, "version": 1}))  # before answers: still read
     assert trike_openings.Checkpoint(ckpt, 5).replies[0][1]["margin"] == 1
-    ckpt.write_text(json.dumps({**base, "version": 3}))
+    ckpt.write_text(json.dumps({**base, "version": 4}))
     with pytest.raises(trike_openings.CheckpointError) as e:
         trike_openings.Checkpoint(ckpt, 5)
-    assert "version-3" in str(e.value) and "\n" not in str(e.value)
+    assert "version-4" in str(e.value) and "\n" not in str(e.value)
     answer = {"placer_wins": False, "margin": -2, "remoteness": 8, "nodes": 3, "seconds": 0.0}
     ckpt.write_text(json.dumps({**base, "version": 2,
                                 "answers": {"3": {"4": {"5": answer}}}}))
@@ -452,6 +452,18 @@ def test_checkpoint_versions_and_answer_rows_are_checked(tmp_path):
     ckpt.write_text(json.dumps({**base, "version": 2, "answers": {"3": {"4": {"3": answer}}}}))
     with pytest.raises(trike_openings.CheckpointError, match="no such points"):
         trike_openings.Checkpoint(ckpt, 5)
+    # version 3: the mover's moves after an answer, checked the same way
+    move = {**answer, "placer_wins": True, "margin": 1}
+    ckpt.write_text(json.dumps({**base, "version": 3,
+                                "moves": {"3": {"4": {"5": {"6": move}}}}}))
+    assert trike_openings.Checkpoint(ckpt, 5).moves == {3: {4: {5: {6: move}}}}
+    for bad, message in (({**move, "margin": -1}, "answer 5, move 6"),
+                         (move, "no such points")):
+        where = "6" if bad is not move else "5"
+        ckpt.write_text(json.dumps({**base, "version": 3,
+                                    "moves": {"3": {"4": {"5": {where: bad}}}}}))
+        with pytest.raises(trike_openings.CheckpointError, match=message):
+            trike_openings.Checkpoint(ckpt, 5)
 
 
 def test_combine_answers_rules():
@@ -466,6 +478,85 @@ def test_combine_answers_rules():
     assert row["placer_wins"] and row["margin"] == 3 and row["remoteness"] == 7
     lost = combine({1: rows[1]}, [1], False)
     assert not lost["placer_wins"] and lost["margin"] == -1 and lost["remoteness"] == 11
+
+
+def test_combine_moves_rules():
+    """The mover chooses after an answer: the placer wins only if every move
+    leaves it a win; the answer's row is in the answers' format."""
+    rows = {1: {"placer_wins": True, "margin": 3, "remoteness": 10, "nodes": 5, "seconds": 0.1},
+            2: {"placer_wins": True, "margin": 1, "remoteness": 8, "nodes": 7, "seconds": 0.2},
+            3: {"placer_wins": False, "margin": -1, "remoteness": 6, "nodes": 1, "seconds": 0.1}}
+    combine = trike_openings.combine_moves
+    assert combine({1: rows[1]}, [1, 2, 3], True) is None
+    lost = combine({3: rows[3]}, [1, 2, 3], True)
+    assert lost["placer_wins"] is False and lost["margin"] is None
+    assert combine({3: rows[3]}, [1, 2, 3], False) is None
+    row = combine(rows, [1, 2, 3], False)
+    assert not row["placer_wins"] and row["margin"] == -1 and row["remoteness"] == 7
+    won = combine({1: rows[1], 2: rows[2]}, [1, 2], False)
+    assert won["placer_wins"] and won["margin"] == 1 and won["remoteness"] == 11
+    assert won["nodes"] == 12 and set(won) == {"placer_wins", "margin", "remoteness", "nodes",
+                                               "seconds"}
+
+
+@pytest.mark.parametrize("win_loss_only", [True, False])
+def test_an_answer_stopped_midway_loses_at_most_the_move_in_progress(
+        tmp_path, monkeypatch, win_loss_only):
+    """A move-split run proves each answer through the mover's moves after it,
+    one resumable unit each: stopped inside an answer, the rerun redoes only
+    the move that was running and gives the same table as the other splits."""
+    size, ckpt = 6, tmp_path / "c.json"
+    whole = trike_openings.run(size, tt_mb=16, split="replies", win_loss_only=win_loss_only)
+    real = trike_openings.solve_opening_search
+    done, started = [], []
+
+    def stop_after(k):
+        def solve(*args):
+            unit = (args[1], args[6], args[8], args[10])
+            started.append(unit)
+            if len(done) == k:
+                raise KeyboardInterrupt
+            row = real(*args)
+            done.append(unit)
+            return row
+        return solve
+
+    # stop at the first unit that is the second move tried after its answer
+    monkeypatch.setattr(trike_openings, "solve_opening_search", stop_after(-1))
+    trike_openings.run(size, tt_mb=16, split="moves", win_loss_only=win_loss_only)
+    units = list(started)
+    k = next(i for i in range(1, len(units)) if units[i][:3] == units[i - 1][:3])
+    done.clear()
+    started.clear()
+    monkeypatch.setattr(trike_openings, "solve_opening_search", stop_after(k))
+    with pytest.raises(trike_openings.Interrupted) as stop:
+        trike_openings.run(size, tt_mb=16, split="moves", checkpoint_path=ckpt,
+                           win_loss_only=win_loss_only)
+    lost = started[-1]
+    assert len(done) == k and lost[3] >= 0 and lost not in done and lost == units[k]
+    saved = json.loads(ckpt.read_text())
+    assert saved["version"] == 3
+    # the answer in progress has its proven moves on record, not yet its row
+    p, r, a = (str(x) for x in lost[:3])
+    assert saved["moves"][p][r][a] and a not in saved["answers"].get(p, {}).get(r, {})
+    assert stop.value.study.extra["proven_moves"]
+    first = list(done)
+    done.clear()
+    started.clear()
+    monkeypatch.setattr(trike_openings, "solve_opening_search", stop_after(-1))
+    resumed = trike_openings.run(size, tt_mb=16, split="moves", checkpoint_path=ckpt,
+                                 win_loss_only=win_loss_only)
+    assert not set(first) & set(started)  # nothing proven before is proven again
+    assert started[0] == lost  # the one unit lost is the one that was running
+    cols = ["point", "winner", "margin", "remoteness", "winning_replies"]
+    pd.testing.assert_frame_equal(whole.table[cols], resumed.table[cols])
+    saved = json.loads(ckpt.read_text())  # finished: moves and answers folded into replies
+    assert not saved["moves"] and not saved["answers"]
+
+
+def test_the_split_defaults_by_size():
+    assert [trike_openings.default_split(n) for n in (5, 7, 8, 9, 12)] == [
+        "class", "class", "replies", "moves", "moves"]
 
 
 def test_answer_order_is_the_searchs_and_mirrors_are_proven_once():

@@ -31,13 +31,20 @@ from trilab.solver.trike.alphabeta import AlphaBetaSolver, warm_up
 from trilab.solver.trike.dfpn import DfpnSolver
 
 METHODS = ("alphabeta", "dfpn", "retrograde")
+SPLITS = ("class", "replies", "moves")
+
+
+def default_split(size: int) -> str:
+    """The task granularity of a size: whole classes up to 7, replies (proven
+    answer by answer) at 8, and the mover's moves after each answer from 9."""
+    return "class" if size <= 7 else "replies" if size == 8 else "moves"
 COLUMNS = ["point", "row", "col", "symmetry_class", "winner", "margin", "remoteness",
            "winning_replies", "nodes", "seconds"]
 CHECKPOINT_FORMAT = "trilab-trike-checkpoint"
-CHECKPOINT_VERSION = 2
+CHECKPOINT_VERSION = 3
 """1: proven classes and replies; 2 adds the placer's proven answers to replies
 still open (``answers``).  Both are read; any other version is refused."""
-CHECKPOINT_VERSIONS_READ = (1, 2)
+CHECKPOINT_VERSIONS_READ = (1, 2, 3)
 SOLVER_VERSION = "alphabeta-1"  # bump when a change could alter a solved value
 SOLVER_VERSIONS = {"alphabeta": SOLVER_VERSION, "dfpn": "dfpn-1"}
 """What a checkpoint of each search method records (a run resumes only its own)."""
@@ -99,6 +106,7 @@ def solve_opening_search(
     method: str = "alphabeta",
     answer: int = -1,
     threads: int = 1,
+    move: int = -1,
 ) -> dict:
     """Solve the opening on ``point`` from scratch; values for the placer, as a row.
 
@@ -114,7 +122,10 @@ def solve_opening_search(
     ``answer`` to that reply (the mover to move): the same fields, still for
     the placer, and ``answer``; :func:`combine_answers` turns the answers to
     a reply into the reply's row (a reply-split run proves a reply this way,
-    one resumable unit per answer).
+    one resumable unit per answer).  With ``move >= 0`` too, solve the
+    position after the mover's ``move`` that follows the answer (the placer
+    to move): the same fields and ``move``; :func:`combine_moves` turns the
+    moves after an answer into the answer's row (a move-split run).
 
     Every task starts with an empty table, so its values and node count do not
     depend on which tasks ran before it in the same process (or on which
@@ -144,12 +155,25 @@ def solve_opening_search(
                     record["reply"] = reply
                 if answer >= 0:
                     record["answer"] = answer
+                if move >= 0:
+                    record["move"] = move
                 artifacts.write_json(progress_file, record)
             except OSError:
                 pass  # a remote worker may not see the folder: progress is optional
 
     s.progress = report
     pos = trike.opening(size, point)
+    if move >= 0:
+        after = pos.play(reply).play(answer).play(move)  # the placer to move
+        if win_loss_only:
+            win, margin, remoteness = s.is_win(after), None, None
+        else:
+            sol = s.solve_position(after, count_winning_moves=False)
+            win, margin, remoteness = sol.win, sol.margin, sol.remoteness
+        s.progress = None
+        return {"reply": reply, "answer": answer, "move": move, "placer_wins": bool(win),
+                "margin": margin, "remoteness": remoteness, "nodes": s.nodes,
+                "seconds": round(time.perf_counter() - t0, 3)}
     if answer >= 0:
         grandchild = pos.play(reply).play(answer)  # the mover to move
         if win_loss_only:
@@ -250,6 +274,22 @@ def combine_answers(rows: dict[int, dict], answers: list[int],
     return row
 
 
+def combine_moves(rows: dict[int, dict], moves: list[int],
+                  win_loss_only: bool) -> dict | None:
+    """An answer's row (the mover to move there; values for the placer) from
+    the rows after each of the mover's ``moves`` (the placer to move there),
+    or None while undecided: the placer wins iff every move leaves it a win;
+    the margin is the least over moves; remoteness is 1 + the least
+    remoteness of the moves the placer loses (when the mover wins) or 1 +
+    the greatest over all moves.  :func:`combine_replies` one level down,
+    in the answer rows' format."""
+    row = combine_replies(rows, moves, win_loss_only)
+    if row is None:
+        return None
+    return {"placer_wins": row["winner"] == "placer", "margin": row["margin"],
+            "remoteness": row["remoteness"], "nodes": row["nodes"], "seconds": row["seconds"]}
+
+
 def read_reply_record(path: Path,
                       size: int) -> tuple[dict[int, dict], dict[int, dict[int, dict]]]:
     """The classes and per-reply rows of a reply-split run's record."""
@@ -289,14 +329,19 @@ def move_representatives(pos: trike.TrikePosition,
 
 
 def answer_order(size: int, point: int, reply: int) -> list[int]:
-    """The placer's answers to ``reply`` (after the opening on ``point``) in the
-    order the alpha-beta search tries them at its root: moves that end the
-    game first (best score first), then the others by lowest checker balance
-    around the destination and fewest replies for the opponent.  A
-    reply-split run proves the answers in this order, so a won reply usually
-    stops at its first answer, as a search of the whole reply would."""
-    t = trike.tables(size)
-    pos = trike.opening(size, point).play(reply)
+    """The placer's answers to ``reply`` in the search's root order (:func:`search_order`)."""
+    return search_order(trike.opening(size, point).play(reply))
+
+
+def search_order(pos: trike.TrikePosition) -> list[int]:
+    """The moves of ``pos`` in the order the alpha-beta search tries them at
+    its root: moves that end the game first (best score first), then the
+    others by lowest checker balance around the destination and fewest
+    replies for the opponent.  A reply-split run proves the answers to a
+    reply (and a move-split run the mover's moves after an answer) in this
+    order, so a won position usually stops at its first move, as a search
+    of the whole position would."""
+    t = trike.tables(pos.size)
     mine, theirs = pos.mine_theirs()
     occ = mine | theirs
     keys = []
@@ -448,7 +493,9 @@ def _set_aside(path: Path, tag: str) -> Path:
 
 def _impossible_value(size: int, classes: dict[int, dict],
                       replies: dict[int, dict[int, dict]],
-                      answers: dict[int, dict[int, dict[int, dict]]] | None = None) -> str | None:
+                      answers: dict[int, dict[int, dict[int, dict]]] | None = None,
+                      moves: dict[int, dict[int, dict[int, dict[int, dict]]]] | None = None,
+                      ) -> str | None:
     """The first value of a checkpoint no Trike game of ``size`` can have, or ``None``.
 
     Class rows: ``winner`` placer or mover; ``margin`` (the placer's) ``None``
@@ -457,7 +504,7 @@ def _impossible_value(size: int, classes: dict[int, dict],
     ``nodes`` and ``seconds`` not negative.  Reply rows: ``placer_wins`` a
     boolean, the same checks on ``margin`` and ``remoteness``.  Answer rows
     (the placer's answers to a reply): the same as reply rows, on three
-    distinct points."""
+    distinct points; move rows (the mover's moves after an answer) on four."""
     points = trike.n_points(size)
 
     def count(value, most: int) -> bool:
@@ -512,6 +559,17 @@ def _impossible_value(size: int, classes: dict[int, dict],
                 problem = reply_row(row)
                 if problem:
                     return f"{where}: {problem}"
+    for point, by_reply in (moves or {}).items():
+        for reply, by_answer in by_reply.items():
+            for answer, rows in by_answer.items():
+                for move, row in rows.items():
+                    where = f"class {point}, reply {reply}, answer {answer}, move {move}"
+                    path = (point, reply, answer, move)
+                    if not all(0 <= x < points for x in path) or len(set(path)) < 4:
+                        return f"{where}: no such points"
+                    problem = reply_row(row)
+                    if problem:
+                        return f"{where}: {problem}"
     return None
 
 
@@ -531,6 +589,7 @@ class Checkpoint:
         self.classes: dict[int, dict] = {}
         self.replies: dict[int, dict[int, dict]] = {}
         self.answers: dict[int, dict[int, dict[int, dict]]] = {}
+        self.moves: dict[int, dict[int, dict[int, dict[int, dict]]]] = {}
         if path is None or not path.exists():
             return
         try:
@@ -541,6 +600,10 @@ class Checkpoint:
             answers = {int(k): {int(r): {int(a): dict(row) for a, row in rows.items()}
                                 for r, rows in v.items()}
                        for k, v in data.get("answers", {}).items()}
+            moves = {int(k): {int(r): {int(a): {int(m): dict(row) for m, row in ms.items()}
+                                       for a, ms in by_a.items()}
+                              for r, by_a in v.items()}
+                     for k, v in data.get("moves", {}).items()}
         except (ValueError, KeyError, TypeError, AttributeError) as e:
             aside = _set_aside(path, "damaged")
             raise CheckpointError(
@@ -558,13 +621,13 @@ class Checkpoint:
             raise CheckpointError(f"{path} was written by solver {data.get('solver')!r}, this "
                                   f"is {solver!r}: --restart sets it aside and starts "
                                   "over")
-        problem = _impossible_value(size, classes, replies, answers)
+        problem = _impossible_value(size, classes, replies, answers, moves)
         if problem is not None:
             aside = _set_aside(path, "damaged")
             raise CheckpointError(
                 f"the checkpoint {path} holds an impossible value ({problem}); it was kept as "
                 f"{aside}; run again with --restart to start over")
-        self.classes, self.replies, self.answers = classes, replies, answers
+        self.classes, self.replies, self.answers, self.moves = classes, replies, answers, moves
 
     @staticmethod
     def discard(path: Path) -> Path | None:
@@ -594,16 +657,32 @@ class Checkpoint:
         self.answers.setdefault(point, {}).setdefault(reply, {})[answer] = row
         self._write()
 
+    def save_move(self, point: int, reply: int, answer: int, move: int, row: dict) -> None:
+        self.moves.setdefault(point, {}).setdefault(reply, {}).setdefault(answer, {})[move] = row
+        self._write()
+
     def drop_answers(self, point: int, reply: int | None = None) -> None:
         """Forget the answers to a proven reply (or to every reply of a decided
-        class): the reply's row records them.  Written with the next save."""
+        class), and the moves after them: the reply's row records them.
+        Written with the next save."""
         if reply is None:
             self.answers.pop(point, None)
+            self.moves.pop(point, None)
             return
-        rows = self.answers.get(point, {})
-        rows.pop(reply, None)
-        if not rows:
-            self.answers.pop(point, None)
+        for table in (self.answers, self.moves):
+            rows = table.get(point, {})
+            rows.pop(reply, None)
+            if not rows:
+                table.pop(point, None)
+
+    def drop_moves(self, point: int, reply: int, answer: int) -> None:
+        """Forget the moves after a proven answer (its row records them)."""
+        by_answer = self.moves.get(point, {}).get(reply, {})
+        by_answer.pop(answer, None)
+        if not by_answer:
+            self.moves.get(point, {}).pop(reply, None)
+            if not self.moves.get(point):
+                self.moves.pop(point, None)
 
     def _write(self) -> None:
         if self.path is None:
@@ -617,14 +696,21 @@ class Checkpoint:
             "answers": {str(k): {str(r): {str(a): row for a, row in sorted(rows.items())}
                                  for r, rows in sorted(v.items())}
                         for k, v in sorted(self.answers.items())},
+            "moves": {str(k): {str(r): {str(a): {str(m): row for m, row in sorted(ms.items())}
+                                        for a, ms in sorted(by_a.items())}
+                               for r, by_a in sorted(v.items())}
+                      for k, v in sorted(self.moves.items())},
         })
 
-    def progress_file(self, point: int, reply: int = -1, answer: int = -1) -> str | None:
+    def progress_file(self, point: int, reply: int = -1, answer: int = -1,
+                      move: int = -1) -> str | None:
         if self.path is None:
             return None
         tag = f"{point}" if reply < 0 else f"{point}-{reply}"
         if answer >= 0:
             tag += f"-{answer}"
+        if move >= 0:
+            tag += f"-{move}"
         return str(self.path.with_name(self.path.name + f".progress-{tag}.json"))
 
     def unfinished_work(self) -> dict[str, dict]:
@@ -642,13 +728,17 @@ class Checkpoint:
             if "answer" in data and int(data["answer"]) in self.answers.get(
                     int(data["point"]), {}).get(int(data["reply"]), {}):
                 continue
+            if "move" in data and int(data["move"]) in self.moves.get(int(data["point"]), {}).get(
+                    int(data["reply"]), {}).get(int(data["answer"]), {}):
+                continue
             if int(data["point"]) not in self.classes:
                 tag = f.name.rsplit(".progress-", 1)[1].removesuffix(".json")
                 out[tag] = data
         return out
 
-    def clear_progress(self, point: int, reply: int = -1, answer: int = -1) -> None:
-        f = self.progress_file(point, reply, answer)
+    def clear_progress(self, point: int, reply: int = -1, answer: int = -1,
+                       move: int = -1) -> None:
+        f = self.progress_file(point, reply, answer, move)
         if f:
             Path(f).unlink(missing_ok=True)
 
@@ -681,12 +771,17 @@ def run(
     restart); the default is ``"replies"`` from size 8 up.  A reply is
     itself proven through the placer's answers to it (:func:`answer_order`,
     one per symmetry class), one task per answer, each saved at once: a run
-    stopped inside a reply loses at most the answer in progress.  ``on_ready()`` is called
+    stopped inside a reply loses at most the answer in progress.  ``"moves"``
+    goes one level further: an answer is proven through the mover's moves
+    after it (:func:`search_order`, one per symmetry class), one task and
+    one saved row each (:func:`combine_moves`), so a run stopped inside an
+    answer loses at most the move in progress; the default from size 9 up,
+    where a single answer can take hours.  ``on_ready()`` is called
     once the kernels are loaded, just before the search starts.  ``threads``
     alpha-beta threads work on each task, sharing its table.
     """
-    split = split or ("replies" if size >= 8 else "class")
-    if split not in ("class", "replies"):
+    split = split or default_split(size)
+    if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}")
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}")
@@ -731,7 +826,7 @@ def run(
         if time_limit is not None and time.perf_counter() - t0 > time_limit:
             raise TimeoutError
 
-    mirror = {p: reply_representatives(size, p) for p in todo} if split == "replies" else {}
+    mirror = {p: reply_representatives(size, p) for p in todo} if split != "class" else {}
     answers_of: dict[tuple[int, int], tuple[list[int], dict[int, int]]] = {}
 
     def answers(p: int, r: int) -> tuple[list[int], dict[int, int]]:
@@ -741,6 +836,16 @@ def run(
             answers_of[p, r] = order, move_representatives(
                 trike.opening(size, p).play(r), order)
         return answers_of[p, r]
+
+    moves_of: dict[tuple[int, int, int], tuple[list[int], dict[int, int]]] = {}
+
+    def moves(p: int, r: int, a: int) -> tuple[list[int], dict[int, int]]:
+        """The mover's moves after answer ``a`` (search order) and their mirror map."""
+        if (p, r, a) not in moves_of:
+            pos = trike.opening(size, p).play(r).play(a)
+            order = search_order(pos)
+            moves_of[p, r, a] = order, move_representatives(pos, order)
+        return moves_of[p, r, a]
 
     def usable(row: dict | None) -> bool:
         return row is not None and (win_loss_only or row["margin"] is not None)
@@ -759,6 +864,25 @@ def run(
             row["reply"] = r
             ckpt.drop_answers(p, r)
             ckpt.save_reply(p, r, row)
+
+    def decide_answer(p: int, r: int, a: int) -> None:
+        """Save answer ``a``'s row once its proven moves decide it."""
+        order, rep = moves(p, r, a)
+        proven = ckpt.moves.get(p, {}).get(r, {}).get(a, {})
+        rows = {m: proven[rep[m]] for m in order if rep[m] in proven}
+        row = combine_moves(rows, order, win_loss_only)
+        if row is not None and order:
+            used = [x for x in proven.values() if usable(x)]
+            row["nodes"] = sum(x["nodes"] for x in used)
+            row["seconds"] = round(sum(x["seconds"] for x in used), 3)
+            row["reply"], row["answer"] = r, a
+            ckpt.drop_moves(p, r, a)
+            ckpt.save_answer(p, r, a, row)
+
+    def settled(p: int, r: int, a: int = -1) -> bool:
+        """Whether the class, the reply or (given) the answer is decided."""
+        return (p in results or usable(ckpt.replies.get(p, {}).get(r))
+                or a >= 0 and usable(ckpt.answers.get(p, {}).get(r, {}).get(a)))
 
     def decide(p: int) -> None:
         proven = ckpt.replies.get(p, {})
@@ -779,7 +903,7 @@ def run(
         for p in todo:
             if split == "class":
                 yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p),
-                       node_progress if serial else None, -1, method, -1, threads)
+                       node_progress if serial else None, -1, method, -1, threads, -1)
                 continue
             decide(p)  # replies saved by an earlier run may already decide it
             for r in replies[p]:
@@ -792,17 +916,32 @@ def run(
                 order, rep = answers(p, r)
                 if not order:  # the reply ends the game: proven whole
                     yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p, r),
-                           node_progress if serial else None, r, method, -1, threads)
+                           node_progress if serial else None, r, method, -1, threads, -1)
                     continue
                 decide_reply(p, r)  # answers saved by an earlier run may decide it
                 decide(p)
                 for a in order:
-                    if p in results or usable(ckpt.replies.get(p, {}).get(r)):
+                    if settled(p, r):
                         break
-                    if rep[a] != a or usable(ckpt.answers.get(p, {}).get(r, {}).get(a)):
+                    if rep[a] != a or settled(p, r, a):
                         continue
-                    yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p, r, a),
-                           node_progress if serial else None, r, method, a, threads)
+                    after = moves(p, r, a)[0] if split == "moves" else []
+                    if not after:  # a reply split, or the answer ends the game
+                        yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p, r, a),
+                               node_progress if serial else None, r, method, a, threads, -1)
+                        continue
+                    decide_answer(p, r, a)  # moves saved by an earlier run may decide it
+                    decide_reply(p, r)
+                    decide(p)
+                    mrep = moves(p, r, a)[1]
+                    for m in after:
+                        if settled(p, r, a):
+                            break
+                        if mrep[m] != m or usable(
+                                ckpt.moves.get(p, {}).get(r, {}).get(a, {}).get(m)):
+                            continue
+                        yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p, r, a, m),
+                               node_progress if serial else None, r, method, a, threads, m)
 
     reason = None
     try:
@@ -810,8 +949,16 @@ def run(
         remaining = None if time_limit is None else max(0.0, time_limit - elapsed)
         for args, row in executor.run(solve_opening_search, tasks(), timeout=remaining):
             p, r = args[1], args[6]
-            a = args[8]
-            if a >= 0:
+            a, m = args[8], args[10]
+            if m >= 0:
+                ckpt.clear_progress(p, r, a, m)
+                # a move finishing after its answer, reply or class was decided adds nothing
+                if not settled(p, r, a):
+                    ckpt.save_move(p, r, a, m, row)
+                    decide_answer(p, r, a)
+                    decide_reply(p, r)
+                    decide(p)
+            elif a >= 0:
                 ckpt.clear_progress(p, r, a)
                 # an answer finishing after its reply or class was decided (by
                 # another worker's answer) adds nothing
@@ -856,6 +1003,13 @@ def run(
                                                           for a, row in rows.items()}
                                    for r, rows in v.items()}
             for p, v in ckpt.answers.items() if p not in results}
+        study.extra["proven_moves"] = {
+            point_label(size, p): {
+                point_label(size, r): {
+                    point_label(size, a): {point_label(size, m): row for m, row in ms.items()}
+                    for a, ms in by_a.items()}
+                for r, by_a in v.items()}
+            for p, v in ckpt.moves.items() if p not in results}
         raise Interrupted(study, reason, checkpoint_path)
     return study
 

@@ -119,7 +119,7 @@ def solve_trike(
         raise StudyError(str(e)) from None
     del ckpt  # read again by the run; opened here only to report damage early
     classes = len(trike.opening_classes(size))
-    executor = make_executor(jobs, dask, work=None if split == "replies" or size >= 8
+    executor = make_executor(jobs, dask, work=None if split in ("replies", "moves") or size >= 8
                              else classes)
     stopped = None
     try:
@@ -145,7 +145,7 @@ def solve_trike(
     if db_path is not None:
         files.append(db_path)
     if stopped is None:
-        if study.extra.get("split") == "replies" and paths["checkpoint"].exists():
+        if study.extra.get("split") in ("replies", "moves") and paths["checkpoint"].exists():
             # the per-reply proofs are the record that `trilab confirm` re-proves
             paths["checkpoint"].replace(paths["replies"])
             files.append(paths["replies"])
