@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint golden bench results results-mc results-8 results-agents results-calibration results-balance results-mcts results-trio-strong ladders report clean
+.PHONY: install demo test lint golden bench results results-mc results-8 results-9 results-agents results-calibration results-balance results-mcts results-trio-strong ladders report clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -282,6 +282,13 @@ results-8: install
 	$(VENV)/bin/trilab margins trike --size 8 --remoteness --time-limit $(or $(SECONDS_LIMIT),3600)
 	$(VENV)/bin/trilab margins trike --size 8 --keys whole --time-limit $(or $(SECONDS_LIMIT),3600)
 	$(VENV)/bin/trilab solve trike --size 8 --win-loss-only --tt-mb 4096  # the table with them
+
+# Size 9 takes days: win/loss, the moves after each answer as resumable units (the default
+# split from size 9), two search threads on one table; run again to continue from
+# results/trike/size-9.checkpoint.json (commit it after each run).
+results-9: install
+	$(VENV)/bin/trilab solve trike --size 9 --win-loss-only --threads 2 --tt-mb 8192 \
+	  --time-limit $(or $(SECONDS_LIMIT),3600)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
