@@ -111,6 +111,26 @@ def scaling(size: int, tt_mb: float, win_loss_only: bool, out: Path) -> None:
 SIZE8_REPLIES = ((7, 18), (6, 7), (7, 12), (4, 16), (1, 13))
 
 
+def benchmark_positions() -> list[tuple[int, int, int, trike.TrikePosition]]:
+    """``(size, opening, reply, position)``: the seven size-7 classes (reply -1)
+    and the five size-8 replies of :data:`SIZE8_REPLIES`."""
+    tasks = [(7, cls[0], -1) for cls in trike.opening_classes(7)]
+    tasks += [(8, point, reply) for point, reply in SIZE8_REPLIES]
+    out = []
+    for size, point, reply in tasks:
+        pos = trike.opening(size, point)
+        out.append((size, point, reply, pos.play(reply) if reply >= 0 else pos))
+    return out
+
+
+def timed_win(solver, pos: trike.TrikePosition) -> tuple[bool, float]:
+    """Win/loss of ``pos`` from an empty table, and the seconds it took."""
+    solver.reset()
+    t0 = time.perf_counter()
+    win = solver.is_win(pos)
+    return win, time.perf_counter() - t0
+
+
 def tt_min_moves(settings: list[int], out: Path) -> None:
     """Nodes and seconds of the same searches under each ``tt_min_moves``."""
     tasks = [(7, cls[0], -1) for cls in trike.opening_classes(7)]
@@ -154,8 +174,6 @@ def tt_min_moves(settings: list[int], out: Path) -> None:
 def threads(counts: list[int], out: Path) -> None:
     """Wall time of the same win/loss searches with each thread count (each
     position under every count in turn, the table emptied before each)."""
-    tasks = [(7, cls[0], -1) for cls in trike.opening_classes(7)]
-    tasks += [(8, point, reply) for point, reply in SIZE8_REPLIES]
     for n in counts:  # compile the threaded path before any clock starts
         AlphaBetaSolver(5, tt_mb=16, threads=n).is_win(trike.opening(5, 0))
     solvers = {(size, n): AlphaBetaSolver(size, tt_mb=trike_openings.default_tt_mb(size),
@@ -164,16 +182,12 @@ def threads(counts: list[int], out: Path) -> None:
     for solver in solvers.values():
         solver.tt.array.fill(1)  # fault the pages in before timing
     rows = []
-    for size, point, reply in tasks:
-        pos = trike.opening(size, point)
-        pos = pos.play(reply) if reply >= 0 else pos
+    for size, point, reply, pos in benchmark_positions():
         answers = set()
         for n in counts:
             solver = solvers[size, n]
-            solver.reset()
-            t0 = time.perf_counter()
-            answers.add(solver.is_win(pos))
-            secs = time.perf_counter() - t0
+            win, secs = timed_win(solver, pos)
+            answers.add(win)
             rows.append({"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                          "commit": artifacts.git_commit(), "size": size, "opening": point,
                          "reply": reply, "threads": n, "nodes": solver.nodes,
@@ -201,8 +215,6 @@ def algorithms(out: Path, epsilons: list[int]) -> None:
     from trilab.solver.trike.dfpn import warm_up as dfpn_warm_up
 
     dfpn_warm_up()
-    tasks = [(7, cls[0], -1) for cls in trike.opening_classes(7)]
-    tasks += [(8, point, reply) for point, reply in SIZE8_REPLIES]
     solvers = {}
     for size in (7, 8):
         mb = trike_openings.default_tt_mb(size)
@@ -215,17 +227,13 @@ def algorithms(out: Path, epsilons: list[int]) -> None:
         table.fill(1)  # fault the pages in before timing
         solver.reset()
     rows = []
-    for size, point, reply in tasks:
-        pos = trike.opening(size, point)
-        pos = pos.play(reply) if reply >= 0 else pos
+    for size, point, reply, pos in benchmark_positions():
         answers = set()
         for (sz, label), solver in solvers.items():
             if sz != size:
                 continue
-            solver.reset()
-            t0 = time.perf_counter()
-            answers.add(solver.is_win(pos))
-            secs = time.perf_counter() - t0
+            win, secs = timed_win(solver, pos)
+            answers.add(win)
             rows.append({"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                          "commit": artifacts.git_commit(), "size": size, "opening": point,
                          "reply": reply, "algorithm": label, "side_to_move_wins": answers.pop(),

@@ -358,6 +358,20 @@ def test_on_ready_runs_once_before_the_search(monkeypatch):
     assert events.count("solve") == len(trike.opening_classes(3))
 
 
+def _stopping_search(real, done: list, started: list, k: int, unit):
+    """``solve_opening_search`` that records each task's ``unit(args)`` in
+    ``started`` and, once proven, in ``done``, and raises KeyboardInterrupt
+    (a Ctrl-C) when the next task starts after ``k`` finished ones."""
+    def solve(*args):
+        started.append(unit(args))
+        if len(done) == k:
+            raise KeyboardInterrupt
+        row = real(*args)
+        done.append(unit(args))
+        return row
+    return solve
+
+
 @pytest.mark.parametrize("win_loss_only", [False, True])
 def test_a_reply_stopped_midway_loses_at_most_the_answer_in_progress(
         tmp_path, monkeypatch, win_loss_only):
@@ -370,15 +384,7 @@ def test_a_reply_stopped_midway_loses_at_most_the_answer_in_progress(
     done, started = [], []
 
     def stop_after(k):
-        def solve(*args):
-            unit = (args[1], args[6], args[8] if len(args) > 8 else -1)
-            started.append(unit)
-            if len(done) == k:
-                raise KeyboardInterrupt
-            row = real(*args)
-            done.append(unit)
-            return row
-        return solve
+        return _stopping_search(real, done, started, k, lambda a: (a[1], a[6], a[8]))
 
     monkeypatch.setattr(trike_openings, "solve_opening_search", stop_after(7))
     with pytest.raises(trike_openings.Interrupted) as stop:
@@ -511,15 +517,7 @@ def test_an_answer_stopped_midway_loses_at_most_the_move_in_progress(
     done, started = [], []
 
     def stop_after(k):
-        def solve(*args):
-            unit = (args[1], args[6], args[8], args[10])
-            started.append(unit)
-            if len(done) == k:
-                raise KeyboardInterrupt
-            row = real(*args)
-            done.append(unit)
-            return row
-        return solve
+        return _stopping_search(real, done, started, k, lambda a: (a[1], a[6], a[8], a[10]))
 
     # stop at the first unit that is the second move tried after its answer
     monkeypatch.setattr(trike_openings, "solve_opening_search", stop_after(-1))
