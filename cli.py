@@ -599,9 +599,13 @@ def strength(game: str, sizes: list[int], agents_text: str, positions: int, open
                    "the same seconds for a match at equal time.")
 @click.option("--games", type=click.IntRange(1, 1_000_000), default=20, show_default=True,
               help="Games; each agent places the opening in half of them (no pie rule).")
+@click.option("--equal-time", is_flag=True,
+              help="Matched time: A searches each move for as long as B takes on the same "
+                   "position (B searches it first, its move discarded); A's budget then "
+                   "sets only its threads.")
 @_study_options("results/agents")
-def duel(game: str, size: int, agents_text: str, games: int, seed: int, jobs: int,
-         dask_address: str | None, out_dir: str | None, as_json: bool) -> None:
+def duel(game: str, size: int, agents_text: str, games: int, equal_time: bool, seed: int,
+         jobs: int, dask_address: str | None, out_dir: str | None, as_json: bool) -> None:
     """Two agents against each other, each first in half the games.
 
     Resumable: run the same command again after an interruption.
@@ -615,7 +619,7 @@ def duel(game: str, size: int, agents_text: str, games: int, seed: int, jobs: in
     try:
         outcome = duel_trike(size, agents[0], agents[1], games, seed, jobs, dask_address,
                              out_dir, progress=lambda m: click.echo(m, err=True),
-                             command=_invocation())
+                             command=_invocation(), equal_time=equal_time)
     except StudyError as e:
         raise _usage_error(e) from None
     click.echo(json.dumps(outcome.to_json()) if as_json else outcome.text())

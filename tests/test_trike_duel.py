@@ -69,3 +69,52 @@ def test_bad_duel_input_is_one_line_and_writes_nothing(tmp_path, args, needle):
     assert res.exit_code == 2, res.output
     assert len(res.stderr.strip().splitlines()) == 1 and needle in res.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_matched_time_gives_a_exactly_the_seconds_b_took_on_the_same_position(monkeypatch):
+    """``equal_time``: before each of A's moves B searches that position (on its shadow
+    stream, its move discarded) and A's budget is the seconds B's search took; B's own
+    moves draw from the game stream as without the matching."""
+    from trilab.solver.trike import agents as trike_agents
+
+    calls = []
+    real = trike_agents.TrikeAgent.search
+
+    def spy(self, size, state, stream, max_nodes=None):
+        res = real(self, size, state, stream, max_nodes)
+        calls.append((self.text, self.spec.seconds, self.spec.threads, state.tobytes(),
+                      stream is not None and stream.ctypes.data, res.seconds))
+        return res
+
+    monkeypatch.setattr(trike_agents.TrikeAgent, "search", spy)
+    row = duel.duel_game(5, "mcts-squeeze:0.5s@2", "mcts:200", 7, 0, equal_time=True)
+    a_moves = [i for i, c in enumerate(calls) if c[0] == "mcts-squeeze:0.5s@2"]
+    assert len(a_moves) >= 2 and row["a_first"] is True
+    overrun = 0.0
+    for k, i in enumerate(a_moves):
+        timing = calls[i - 1]
+        assert timing[0] == "mcts:200" and timing[3] == calls[i][3]  # same position
+        # B's seconds less A's mean overrun so far; A's threads
+        want = max(timing[5] - overrun / max(k, 1), duel.MIN_BUDGET)
+        assert calls[i][1] == pytest.approx(want, abs=1e-12) and calls[i][2] == 2
+        overrun += calls[i][5] - calls[i][1]
+        assert timing[4] != calls[i][4]  # not the game's stream
+    matched = sum(calls[i - 1][5] for i in a_moves) / len(a_moves)
+    assert row["matched_seconds_per_move"] == round(matched, 5)
+    # B's real moves: the same game stream in every call, never the shadow one
+    b_real = [c for j, c in enumerate(calls) if c[0] == "mcts:200" and j + 1 not in a_moves]
+    assert b_real and len({c[4] for c in b_real}) == 1
+    assert duel.shadow_stream(7, 0)[0] != duel.game_stream(7, 0)[0]
+
+
+def test_matched_time_duel_is_named_and_recorded_apart(tmp_path):
+    args = ("duel", "trike", "--size", "4", "--agents", "mcts-squeeze:0.01s,mcts:50",
+            "--games", "2", "--seed", "1", "--equal-time", "--out-dir", str(tmp_path))
+    res = run(*args)
+    assert res.exit_code == 0, res.output
+    name = "trike-duel-4-mcts-squeeze-0.01s-vs-mcts-50-equal-time"
+    meta = json.loads((tmp_path / f"{name}.meta.json").read_text())
+    assert meta["equal_time"] is True and meta["reproducible"] is False
+    assert json.loads((tmp_path / f"{name}.rows.json").read_text())["equal_time"] is True
+    assert len(pd.read_csv(tmp_path / f"{name}.rows.csv")) == 2
+    assert "matched_seconds_per_move" in pd.read_csv(tmp_path / f"{name}.csv")
