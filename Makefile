@@ -271,6 +271,10 @@ results-calibration: install
 	  --seed 2026
 	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-squeeze:0.05s@2,mcts:0.05s --games 100 \
 	  --seed 2026
+	# the issue's pairing at matched time (session 19): each move of mcts-squeeze as long
+	# as mcts:10000 takes on the same position at that moment (--equal-time)
+	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-squeeze:0.0084s@2,mcts:10000 \
+	  --games 400 --seed 2050 --equal-time
 
 # Size 8 takes hours: win/loss only, resumable (run again to continue; a finished
 # run resumes from size-8.replies.json in seconds), then the second proofs.
