@@ -550,6 +550,17 @@ def test_an_answer_stopped_midway_loses_at_most_the_move_in_progress(
     pd.testing.assert_frame_equal(whole.table[cols], resumed.table[cols])
     saved = json.loads(ckpt.read_text())  # finished: moves and answers folded into replies
     assert not saved["moves"] and not saved["answers"]
+    # ... and each reply's row keeps what every answer and move cost
+    moves_seen = 0
+    for rows in saved["replies"].values():
+        for reply in rows.values():
+            units = reply["units"]
+            assert units and sum(u["nodes"] for u in units.values()) == reply["nodes"]
+            for u in units.values():
+                if "units" in u:
+                    assert sum(m["nodes"] for m in u["units"].values()) == u["nodes"]
+                    moves_seen += len(u["units"])
+    assert moves_seen > 0
 
 
 def test_the_split_defaults_by_size():

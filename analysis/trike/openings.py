@@ -290,6 +290,19 @@ def combine_moves(rows: dict[int, dict], moves: list[int],
             "remoteness": row["remoteness"], "nodes": row["nodes"], "seconds": row["seconds"]}
 
 
+def _unit_costs(rows: dict[int, dict], usable: Callable[[dict], bool]) -> dict[str, dict]:
+    """What each proven unit of a decided answer or reply cost, kept in its row when
+    the units' own rows are folded into it: ``{point: {"nodes", "seconds"}}`` by the
+    answer's or move's point, with the units of an answer's own units under
+    ``"units"`` (a reply's row then holds every move's cost)."""
+    out = {}
+    for point, row in sorted(rows.items()):
+        if usable(row):
+            out[str(point)] = {"nodes": row["nodes"], "seconds": row["seconds"],
+                               **({"units": row["units"]} if row.get("units") else {})}
+    return out
+
+
 def read_reply_record(path: Path,
                       size: int) -> tuple[dict[int, dict], dict[int, dict[int, dict]]]:
     """The classes and per-reply rows of a reply-split run's record."""
@@ -862,6 +875,7 @@ def run(
             row["nodes"] = sum(x["nodes"] for x in used)
             row["seconds"] = round(sum(x["seconds"] for x in used), 3)
             row["reply"] = r
+            row["units"] = _unit_costs(proven, usable)
             ckpt.drop_answers(p, r)
             ckpt.save_reply(p, r, row)
 
@@ -876,6 +890,7 @@ def run(
             row["nodes"] = sum(x["nodes"] for x in used)
             row["seconds"] = round(sum(x["seconds"] for x in used), 3)
             row["reply"], row["answer"] = r, a
+            row["units"] = _unit_costs(proven, usable)
             ckpt.drop_moves(p, r, a)
             ckpt.save_answer(p, r, a, row)
 
