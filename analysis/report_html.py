@@ -161,14 +161,16 @@ def _trike_section(results: Path) -> str:
         parts.append(_table(c[["agent", "size", "study", "unit", "agree", "total", "share",
                                "ci_low", "ci_high"]]))
         parts.append(_how([calibration.with_suffix(".meta.json")]))
-    duels = sorted(p for p in (results / "agents").glob("trike-duel-*.csv")
-                   if not p.name.endswith(".rows.csv"))
+    duels = duel_files(results)
     if duels:
-        d = pd.concat([pd.read_csv(p) for p in duels], ignore_index=True)
+        d = duel_table(duels)
         parts.append("<h3>Agents against each other (no exact answer)</h3>")
-        parts.append(_table(d[["size", "agent_a", "agent_b", "games_of", "games", "a_wins",
-                               "a_win_rate", "ci_low", "ci_high", "a_simulations_per_move",
-                               "b_simulations_per_move"]]))
+        parts.append("<p>Matched time: A searched each move for as long as B took on the "
+                     "same position (<code>trilab duel --equal-time</code>).</p>")
+        parts.append(_table(d[["size", "agent_a", "agent_b", "matched_time", "games_of",
+                               "games", "a_wins", "a_win_rate", "ci_low", "ci_high",
+                               "a_simulations_per_move", "b_simulations_per_move",
+                               "a_seconds_per_move", "b_seconds_per_move"]]))
         parts.append(_how([p.with_suffix(".meta.json") for p in duels]))
     strength = results / "agents" / "trike-7-moves.csv"
     if strength.exists():
@@ -191,6 +193,20 @@ def _trike_section(results: Path) -> str:
 
 
 # ---------------------------------------------------------------- simulated games
+
+
+def duel_files(results: Path) -> list[Path]:
+    """The tables of ``trilab duel`` in ``results/agents``."""
+    return sorted(p for p in (results / "agents").glob("trike-duel-*.csv")
+                  if not p.name.endswith(".rows.csv"))
+
+
+def duel_table(duels: list[Path]) -> pd.DataFrame:
+    """The duel tables as one, each row marked ``matched_time`` when A's time was
+    matched to B's (``--equal-time``: the table has ``matched_seconds_per_move``)."""
+    return pd.concat([pd.read_csv(p).assign(
+        matched_time=lambda t: "matched_seconds_per_move" in t) for p in duels],
+        ignore_index=True)
 
 
 def _simulated_section(results: Path, game: str, title: str) -> str:

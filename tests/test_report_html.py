@@ -96,3 +96,20 @@ def test_the_figure_holds_equal_players_only(tmp_path):
     assert {"greedy-vs-random", "random-vs-greedy"} <= set(unequal.study)
     assert all(len(set(p.split(","))) > 1 for p in unequal.policies)
     assert not set(unequal.study) & labels
+
+
+def test_duel_table_marks_the_matched_time_duels(tmp_path):
+    """Each duel row says whether A's time was matched to B's (``--equal-time``)."""
+    import shutil as sh
+
+    from trilab.analysis import report_html
+
+    agents = tmp_path / "agents"
+    agents.mkdir()
+    for name in ("trike-duel-13-mcts-squeeze-0.0084s@2-vs-mcts-10000",
+                 "trike-duel-13-mcts-squeeze-0.0084s@2-vs-mcts-10000-equal-time"):
+        for suffix in (".csv", ".meta.json"):
+            sh.copy(f"results/agents/{name}{suffix}", agents / f"{name}{suffix}")
+    table = report_html.duel_table(report_html.duel_files(tmp_path))
+    assert table.groupby("matched_time").games_of.count().to_dict() == {False: 3, True: 3}
+    assert "Matched time" in report_html._trike_section(tmp_path)
