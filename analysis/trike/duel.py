@@ -26,7 +26,7 @@ used about 6% more time than ``B``).  The rows record the matched seconds
 (``matched_seconds_per_move``) beside what ``A`` used.  A fixed budget such as
 ``mcts-squeeze:0.0084s`` is equal to ``mcts:10000``'s time only on the day it was
 measured: on this shared machine ``mcts:10000``'s size-13 moves took 7.5 ms one day
-and 9.9 ms another.  Matching measures the time at the moment of the move.
+and 9.8 ms another.  Matching measures the time at the moment of the move.
 :func:`duel_trike` is the command.
 """
 
@@ -72,7 +72,7 @@ def duel_game(size: int, a_text: str, b_text: str, seed: int, g: int,
     a, b = trike_agents.parse_agent(a_text), trike_agents.parse_agent(b_text)
     seats = (a, b) if g % 2 == 0 else (b, a)  # seat 0 places the opening
     stream = game_stream(np.uint64(seed), np.uint64(g))
-    shadow = shadow_stream(seed, g)
+    shadow = shadow_stream(seed, g) if equal_time else None
     matched = 0.0  # B's seconds on A's positions
     overrun = 0.0  # A's seconds past its budgets
     state = trike_agents.new_state(size, pie=False)
