@@ -55,7 +55,7 @@ from typing import NamedTuple
 
 import numba as nb
 import numpy as np
-from trilab.solver import rng
+from trilab.solver import clock, rng
 from trilab.solver.game_api import AgentKernels
 from trilab.solver.jit import kernel
 
@@ -75,6 +75,11 @@ DEFAULT_MAX_NODES = 1 << 22
 """Tree capacity; when it is full the search goes on without expanding."""
 
 NO_CHILDREN = -1
+
+CLOCK_EVERY = 16
+"""Simulations between two readings of the clock under a deadline
+(:func:`run_simulations`): an overrun of at most that many simulations (tens of
+microseconds), a reading's 30 ns spread over them."""
 
 # columns of Tree.counters
 C_NODES, C_SIMULATIONS = range(2)
@@ -153,6 +158,21 @@ def reused_tree(index: int, n_seats: int, max_nodes: int) -> Tree:
     return tree
 
 
+def _helper_pool(workers: int) -> ThreadPoolExecutor:
+    """The helper threads of this thread's root-parallel searches: at least ``workers``,
+    kept for its next searches (starting threads at every move cost a tenth of a
+    millisecond and the late start of the helpers' trees), so no other thread's
+    search can hold them up."""
+    pool = getattr(_REUSED, "pool", None)
+    if pool is None or _REUSED.pool_workers < workers:
+        if pool is not None:
+            pool.shutdown(wait=False)
+        pool = _REUSED.pool = ThreadPoolExecutor(max_workers=workers,
+                                                 thread_name_prefix="mcts")
+        _REUSED.pool_workers = workers
+    return pool
+
+
 def release_trees() -> None:
     """Free the trees this thread keeps for its next searches (:func:`reused_tree`)."""
     _REUSED.trees = {}
@@ -196,7 +216,7 @@ def _prove(tree_first, tree_count, tree_proven, tree_exact, node, seat) -> bool:
 def run_simulations(legal, apply, seat, rewards, playout, chance, tables, root, stream,
                     first_child, n_children, action, mover, visits, value, proven, exact,
                     counters, state, actions, pscratch, rew, path, n_sims, c_explore,
-                    expand=0.0) -> int:
+                    expand=0.0, deadline=0.0, min_sims=0) -> int:
     """``n_sims`` more simulations (module docstring) from the state ``root`` on the
     tree ``first_child .. counters`` (the fields of :class:`Tree`; its capacity is
     ``first_child.shape[0]``), with the scratch ``state .. path`` (the fields of
@@ -208,11 +228,17 @@ def run_simulations(legal, apply, seat, rewards, playout, chance, tables, root, 
     ``stream``: an ``rng`` state, which advances; ``c_explore``: the UCT constant;
     ``expand``: the expansion threshold per legal action (:data:`DEFAULT_EXPAND`: a node
     other than the root is expanded at its second visit; ``expand = f > 0``: only once
-    it has at least ``f`` visits per legal action, a playout from it until then)."""
+    it has at least ``f`` visits per legal action, a playout from it until then);
+    ``deadline > 0``: also stop once the monotonic clock (:func:`trilab.solver.clock.
+    monotonic`) reaches ``deadline``, read before every :data:`CLOCK_EVERY`-th
+    simulation after the first ``min_sims`` (which run whatever the clock says)."""
     n_seats = value.shape[1]
     capacity = first_child.shape[0]
     done = 0
     while done < n_sims and proven[0] == 0:
+        if deadline > 0.0 and done >= min_sims and (done - min_sims) % CLOCK_EVERY == 0 \
+                and clock.monotonic() >= deadline:
+            break
         for i in range(root.shape[0]):
             state[i] = root[i]
         node = 0
@@ -640,12 +666,9 @@ def parse_budget(text: str, arg: str) -> AgentSpec:
     return AgentSpec(simulations=number, threads=threads)
 
 
-MAX_BATCH_SECONDS = 0.02
-"""The longest batch of a time budget between clock readings, at the rate so far
-(:func:`_grow`)."""
 TIME_BATCH = 256
-"""The first and the smallest batch of simulations between clock readings under a
-time budget (:func:`_grow`)."""
+"""Under a time budget, the simulations each tree runs whatever the clock says
+(:func:`_grow`), so a thread that starts late still adds to the move."""
 
 
 def search(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, n_seats: int,
@@ -665,8 +688,8 @@ def search(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, n_seats:
     :data:`TIME_BATCH` simulations, however late its thread starts).  The root
     children's visits and rewards are then summed action by action
     (:func:`merge_roots`) and :func:`root_child` chooses on the sum.  Tree 0 grows in
-    the calling thread, the others in threads of their own (made for this search,
-    so no other search can hold them up).
+    the calling thread, the others in helper threads that the calling thread keeps for
+    its searches (:func:`_helper_pool`), so no other thread's search can hold them up.
     """
     if max_nodes is None:
         budget = agent.simulations if agent.simulations is not None else 1 << 30
@@ -676,7 +699,7 @@ def search(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, n_seats:
     tables = np.array(tables, dtype=np.int64)  # a writable copy: the kernels' signature
     expand = DEFAULT_EXPAND if agent.expand is None else agent.expand
     t0 = time.perf_counter()
-    deadline = None if agent.seconds is None else t0 + agent.seconds
+    deadline = None if agent.seconds is None else clock.monotonic() + agent.seconds
     if agent.threads == 1:
         tree = reused_tree(0, n_seats, max_nodes)
         _grow(kernels, tables, root, stream, tree, _new_scratch(root, n_seats, max_actions,
@@ -693,11 +716,11 @@ def search(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, n_seats:
         args.append((kernels, tables.copy(), root, streams[i], trees[i],
                      _new_scratch(root, n_seats, max_actions, playout_scratch),
                      agent.exploration, expand, sims, deadline))
-    with ThreadPoolExecutor(max_workers=k - 1, thread_name_prefix="mcts") as pool:
-        jobs = [pool.submit(_grow, *a) for a in args[1:]]
-        _grow(*args[0])
-        for job in jobs:
-            job.result()
+    pool = _helper_pool(k - 1)
+    jobs = [pool.submit(_grow, *a) for a in args[1:]]
+    _grow(*args[0])
+    for job in jobs:
+        job.result()
     merged = merge_roots(trees, n_seats)
     return _choose(merged, int(merged.counters[C_SIMULATIONS]), time.perf_counter() - t0)
 
@@ -714,32 +737,17 @@ def _new_scratch(root: np.ndarray, n_seats: int, max_actions: int,
 def _grow(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, stream: np.ndarray,
           tree: Tree, scratch: Scratch, exploration: float, expand: float,
           simulations: int | None, deadline: float | None) -> None:
-    """Grow ``tree`` by ``simulations``, or until ``deadline`` (``perf_counter``
-    seconds): a first batch of :data:`TIME_BATCH` simulations, then batches of half
-    the simulations the rate so far would fit in the time left, at least
-    :data:`TIME_BATCH` and at most :data:`MAX_BATCH_SECONDS` at that rate, so a short
-    search reads the clock and calls the kernel about log2(N / TIME_BATCH) times
-    instead of N / TIME_BATCH (each call costs tens of microseconds, a few percent of a
-    10 ms move), and a batch that runs slower than the rate so far (another job on the
-    core) overshoots the deadline by at most about a batch; stop early when the root
-    is proven."""
-
-    def run(n: int) -> int:
-        return run_simulations(*kernels, tables, root, stream, *tree[:-1], tree.counters,
-                               *scratch, n, exploration, expand)
-
+    """Grow ``tree`` by ``simulations``, or until ``deadline`` (seconds of
+    :func:`trilab.solver.clock.monotonic`, after at least :data:`TIME_BATCH`
+    simulations): one kernel call either way, the kernel reading the clock itself
+    (:func:`run_simulations`), since each call costs tens of microseconds of dispatch;
+    it stops early when the root is proven."""
     if simulations is not None:
-        run(simulations)
-        return
-    start = time.perf_counter()
-    done = run(TIME_BATCH)
-    while tree.proven[0] == 0:
-        now = time.perf_counter()
-        if now >= deadline:
-            break
-        rate = done / max(now - start, 1e-9)
-        seconds = min((deadline - now) / 2, MAX_BATCH_SECONDS)
-        done += run(max(TIME_BATCH, int(rate * seconds)))
+        n, until, at_least = simulations, 0.0, 0
+    else:
+        n, until, at_least = 1 << 62, deadline, TIME_BATCH
+    run_simulations(*kernels, tables, root, stream, *tree[:-1], tree.counters, *scratch, n,
+                    exploration, expand, until, at_least)
 
 
 def merge_roots(trees: list[Tree], n_seats: int) -> Tree:

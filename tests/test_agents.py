@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import time
 
 import numba as nb
 import numpy as np
 import pytest
 from numba import types
-from trilab.solver import game_api, mcts
+from trilab.solver import clock, game_api, mcts
 from trilab.solver.rng import PyRng, game_stream
 from trilab.solver.trike import agents as trike_agents
 from trilab.solver.trike import engine as trike
@@ -339,27 +340,74 @@ def test_mcts_reused_trees_give_the_same_search(threads):
     assert again == dataclasses.replace(first, seconds=again.seconds)
 
 
-def test_mcts_time_budget_grows_its_batches(monkeypatch):
-    """Under a time budget the kernel is called with a first batch of TIME_BATCH and then
-    larger ones (half of what the rate fits into the time left), not once per
-    TIME_BATCH simulations."""
-    batches = []
+def test_mcts_time_budget_is_one_kernel_call_per_tree(monkeypatch):
+    """Under a time budget each tree is grown by one kernel call that reads the clock
+    itself (the deadline of :func:`clock.monotonic` and at least TIME_BATCH
+    simulations), not by batches that return to Python to read it."""
+    calls = []
     real = mcts.run_simulations
 
     def counting(*args):
-        batches.append(args[-3])  # n_sims (then c_explore, expand)
+        calls.append(args[-5:])  # n_sims, c_explore, expand, deadline, min_sims
         return real(*args)
 
     monkeypatch.setattr(mcts, "run_simulations", counting)
     game = trike_agents.agent_game(9)
-    res = game.search(trike_agents.new_state(9), mcts.AgentSpec(seconds=0.2), _stream(1))
-    assert 0.2 <= res.seconds < 1.0
-    assert batches[0] == mcts.TIME_BATCH
-    assert all(b >= mcts.TIME_BATCH for b in batches)
-    assert res.simulations == sum(batches) or res.proven
-    assert res.simulations > 8 * mcts.TIME_BATCH  # the budget is long enough for many batches
-    assert len(batches) < res.simulations / mcts.TIME_BATCH / 2
-    assert max(batches) > 2 * mcts.TIME_BATCH
+    before = clock.monotonic()
+    res = game.search(trike_agents.new_state(9), mcts.AgentSpec(seconds=0.1), _stream(1))
+    after = clock.monotonic()
+    assert len(calls) == 1
+    n_sims, _, _, deadline, min_sims = calls[0]
+    assert before + 0.1 <= deadline <= after
+    assert min_sims == mcts.TIME_BATCH and n_sims > 10**9
+    assert 0.1 <= res.seconds < 1.0
+    assert res.simulations > 4 * mcts.TIME_BATCH or res.proven
+    calls.clear()
+    game.search(trike_agents.new_state(9), mcts.AgentSpec(seconds=0.05, threads=2), _stream(1))
+    assert len(calls) == 2 and calls[0][3] == calls[1][3]  # one deadline for both trees
+
+
+def _deadline_run(deadline: float, min_sims: int, n_sims: int = 5000) -> int:
+    game = trike_agents.agent_game(7)
+    tree = mcts.new_tree(2, 200_000)
+    root = trike_agents.new_state(7, pie=False)
+    scratch = mcts.Scratch(state=np.empty_like(root), actions=np.empty(64, dtype=np.int64),
+                           playout=np.empty(max(game.playout_scratch, 1), dtype=np.int64),
+                           rewards=np.zeros(2), path=np.empty(mcts.MAX_PATH, dtype=np.int64))
+    return mcts.run_simulations(*game.kernels, game.tables, root, _stream(4), *tree[:-1],
+                                tree.counters, *scratch, n_sims, 0.7, 0.0, deadline, min_sims)
+
+
+def test_run_simulations_stops_at_its_deadline():
+    """A deadline already past stops the kernel right after its ``min_sims``; one far
+    ahead lets it run its ``n_sims``; no deadline (0) never reads the clock."""
+    assert _deadline_run(clock.monotonic() - 1.0, 0) == 0
+    assert _deadline_run(clock.monotonic() - 1.0, 37) == 37
+    assert _deadline_run(clock.monotonic() + 3600.0, 37) == 5000
+    assert _deadline_run(0.0, 0) == 5000
+
+
+def test_run_simulations_runs_until_a_near_deadline():
+    """With a deadline 50 ms ahead the kernel returns at it (one reading every
+    CLOCK_EVERY simulations), having run more than its minimum."""
+    start = clock.monotonic()
+    done = _deadline_run(start + 0.05, 0, n_sims=10**12)
+    end = clock.monotonic()
+    assert end >= start + 0.05
+    assert done > mcts.CLOCK_EVERY and done % mcts.CLOCK_EVERY == 0
+    assert end < start + 1.0
+
+
+def test_compiled_clock_is_the_monotonic_clock():
+    """:func:`clock.monotonic` reads the clock of :func:`time.monotonic`."""
+    readings = []
+    for _ in range(5):
+        t0 = time.monotonic()
+        c = clock.monotonic()
+        t1 = time.monotonic()
+        readings.append(c)
+        assert t0 - 1e-6 <= c <= t1 + 1e-6
+    assert readings == sorted(readings)
 
 
 def test_mcts_on_a_finished_game_raises():
