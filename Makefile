@@ -109,6 +109,7 @@ bench: install
 	$(PY) benchmarks/bench_trike.py --sizes 5 6 --scaling 7
 	$(PY) benchmarks/bench_montecarlo.py
 	$(PY) benchmarks/bench_agents.py --note "$(BENCH_NOTE)"
+	$(PY) benchmarks/bench_timed_moves.py --note "$(BENCH_NOTE)"
 	$(PY) benchmarks/bench_compile.py
 
 results: install results-mc
