@@ -276,6 +276,11 @@ results-calibration: install
 	# as mcts:10000 takes on the same position at that moment (--equal-time)
 	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-squeeze:0.0084s@2,mcts:10000 \
 	  --games 400 --seed 2050 --equal-time
+	# the same pairing on sizes 9 and 19 (session 20)
+	$(VENV)/bin/trilab duel trike --size 9 --agents mcts-squeeze:0.0084s@2,mcts:10000 \
+	  --games 400 --seed 2070 --equal-time
+	$(VENV)/bin/trilab duel trike --size 19 --agents mcts-squeeze:0.0084s@2,mcts:10000 \
+	  --games 200 --seed 2071 --equal-time
 
 # Size 8 takes hours: win/loss only, resumable (run again to continue; a finished
 # run resumes from size-8.replies.json in seconds), then the second proofs.
