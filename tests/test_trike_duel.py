@@ -97,7 +97,7 @@ def test_matched_time_gives_a_exactly_the_seconds_b_took_on_the_same_position(mo
         # B's seconds less A's mean overrun so far; A's threads
         want = max(timing[5] - overrun / max(k, 1), duel.MIN_BUDGET)
         assert calls[i][1] == pytest.approx(want, abs=1e-12) and calls[i][2] == 2
-        overrun += calls[i][5] - calls[i][1]
+        overrun += max(calls[i][5] - calls[i][1], 0.0)  # an early stop lends nothing
         assert timing[4] != calls[i][4]  # not the game's stream
     matched = sum(calls[i - 1][5] for i in a_moves) / len(a_moves)
     assert row["matched_seconds_per_move"] == round(matched, 5)
@@ -105,6 +105,35 @@ def test_matched_time_gives_a_exactly_the_seconds_b_took_on_the_same_position(mo
     b_real = [c for j, c in enumerate(calls) if c[0] == "mcts:200" and j + 1 not in a_moves]
     assert b_real and len({c[4] for c in b_real}) == 1
     assert duel.shadow_stream(7, 0)[0] != duel.game_stream(7, 0)[0]
+
+
+def test_matched_time_lends_no_time_from_an_early_stop(monkeypatch):
+    """A move of A that stops before its budget (a proven root) is no negative overrun:
+    A's next budget is B's timing on that position, not more."""
+    import dataclasses
+
+    from trilab.solver.trike import agents as trike_agents
+
+    budgets, timings = [], []
+    real = trike_agents.TrikeAgent.search
+
+    def spy(self, size, state, stream, max_nodes=None):
+        res = real(self, size, state, stream, max_nodes)
+        if self.text == "mcts:100":
+            timings.append(res.seconds)
+        else:
+            budgets.append(self.spec.seconds)
+            if len(budgets) == 1:  # A's first move "proved its root" at once
+                res = dataclasses.replace(res, seconds=0.0)
+        return res
+
+    monkeypatch.setattr(trike_agents.TrikeAgent, "search", spy)
+    duel.duel_game(6, "mcts:0.5s", "mcts:100", 3, 0, equal_time=True)
+    assert len(budgets) >= 2
+    # timings: B's timing search before each A move, and B's own moves in between
+    a_timings = timings[0::2]
+    assert budgets[0] == pytest.approx(max(a_timings[0], duel.MIN_BUDGET), abs=1e-12)
+    assert budgets[1] == pytest.approx(max(a_timings[1], duel.MIN_BUDGET), abs=1e-12)
 
 
 def test_matched_time_duel_is_named_and_recorded_apart(tmp_path):
