@@ -281,6 +281,10 @@ results-calibration: install
 	  --games 400 --seed 2070 --equal-time
 	$(VENV)/bin/trilab duel trike --size 19 --agents mcts-squeeze:0.0084s@2,mcts:10000 \
 	  --games 200 --seed 2071 --equal-time
+	# the confirmation of the issue's 70% on size 13, fixed before it ran (session 20):
+	# 2,000 games on a fresh seed, the machine otherwise idle (about 35 minutes)
+	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-squeeze:0.0084s@2,mcts:10000 \
+	  --games 2000 --seed 2080 --equal-time --out-dir results/agents/confirmation
 
 # Size 8 takes hours: win/loss only, resumable (run again to continue; a finished
 # run resumes from size-8.replies.json in seconds), then the second proofs.
