@@ -442,10 +442,10 @@ def test_checkpoint_versions_and_answer_rows_are_checked(tmp_path):
                                     "nodes": 5, "seconds": 0.1}}}}
     ckpt.write_text(json.dumps({**base, "version": 1}))  # before answers: still read
     assert trike_openings.Checkpoint(ckpt, 5).replies[0][1]["margin"] == 1
-    ckpt.write_text(json.dumps({**base, "version": 4}))
+    ckpt.write_text(json.dumps({**base, "version": 5}))
     with pytest.raises(trike_openings.CheckpointError) as e:
         trike_openings.Checkpoint(ckpt, 5)
-    assert "version-4" in str(e.value) and "\n" not in str(e.value)
+    assert "version-5" in str(e.value) and "\n" not in str(e.value)
     answer = {"placer_wins": False, "margin": -2, "remoteness": 8, "nodes": 3, "seconds": 0.0}
     ckpt.write_text(json.dumps({**base, "version": 2,
                                 "answers": {"3": {"4": {"5": answer}}}}))
@@ -468,6 +468,21 @@ def test_checkpoint_versions_and_answer_rows_are_checked(tmp_path):
         where = "6" if bad is not move else "5"
         ckpt.write_text(json.dumps({**base, "version": 3,
                                     "moves": {"3": {"4": {"5": {where: bad}}}}}))
+        with pytest.raises(trike_openings.CheckpointError, match=message):
+            trike_openings.Checkpoint(ckpt, 5)
+    # version 4: lines below a split move, and the split marks with the work they lost
+    lost = {"nodes": 7, "seconds": 1.5}
+    ckpt.write_text(json.dumps({**base, "version": 4, "split": {"3-4-5-6": lost},
+                                "lines": {"3-4-5-6-7": answer}}))
+    read = trike_openings.Checkpoint(ckpt, 5)
+    assert read.split == {(3, 4, 5, 6): lost} and read.lines == {(3, 4, 5, 6, 7): answer}
+    for split, lines, message in (
+            ({"3-4-5-6": lost}, {"3-4-5-6-6": answer}, "line 3-4-5-6-6: no such points"),
+            ({"3-4-5-6": lost}, {"3-4-5-6-7": {**answer, "margin": 3}}, "line 3-4-5-6-7"),
+            ({"3-4-5": lost}, {}, "split line 3-4-5: no such points"),
+            ({"3-4-5-6": {"nodes": -1}}, {}, "split line 3-4-5-6: negative"),
+            ({"3-4-5-6-99": lost}, {}, "no such points")):
+        ckpt.write_text(json.dumps({**base, "version": 4, "split": split, "lines": lines}))
         with pytest.raises(trike_openings.CheckpointError, match=message):
             trike_openings.Checkpoint(ckpt, 5)
 
@@ -533,7 +548,7 @@ def test_an_answer_stopped_midway_loses_at_most_the_move_in_progress(
     lost = started[-1]
     assert len(done) == k and lost[3] >= 0 and lost not in done and lost == units[k]
     saved = json.loads(ckpt.read_text())
-    assert saved["version"] == 3
+    assert saved["version"] == trike_openings.CHECKPOINT_VERSION
     # the answer in progress has its proven moves on record, not yet its row
     p, r, a = (str(x) for x in lost[:3])
     assert saved["moves"][p][r][a] and a not in saved["answers"].get(p, {}).get(r, {})
@@ -561,6 +576,101 @@ def test_an_answer_stopped_midway_loses_at_most_the_move_in_progress(
                     assert sum(m["nodes"] for m in u["units"].values()) == u["nodes"]
                     moves_seen += len(u["units"])
     assert moves_seen > 0
+
+
+def _unit(args: tuple) -> tuple[int, ...]:
+    """A move-split task's path from the opening: (point, reply, answer, move, *line)."""
+    return (args[1], args[6], args[8], args[10], *(args[11] if len(args) > 11 else ()))
+
+
+def _position_after(size: int, path: tuple[int, ...]):
+    pos = trike.opening(size, path[0])
+    for d in path[1:]:
+        pos = pos.play(d)
+    return pos
+
+
+def _long_unit_search(real, started: list, done: list, stop_at):
+    """``solve_opening_search`` that stops (Ctrl-C) at the first unit for which
+    ``stop_at(path)`` holds, after writing its progress file as a unit that ran
+    10**12 nodes would: a unit far longer than the split threshold."""
+    def solve(*args):
+        path = _unit(args)
+        started.append(path)
+        if stop_at(path):
+            record = {"point": path[0], "reply": path[1], "answer": path[2], "move": path[3],
+                      "nodes": 10**12, "seconds": 3600.0}
+            if len(path) > 4:
+                record["line"] = list(path)
+            Path(args[4]).write_text(json.dumps(record))
+            raise KeyboardInterrupt
+        row = real(*args)
+        done.append(path)
+        return row
+    return solve
+
+
+@pytest.mark.parametrize("win_loss_only", [True, False])
+def test_a_unit_left_unfinished_after_many_nodes_is_split_on_the_next_run(
+        tmp_path, monkeypatch, win_loss_only):
+    """A move unit stopped after more than ``split_after_nodes`` is proven on
+    the next run through its children (the placer's answers to it), each a
+    unit of its own; a child stopped the same way is split again (the mover's
+    moves): the lost work is the unit that was running, nothing proven is
+    redone, and the table is the one the other splits give."""
+    size, ckpt = 6, tmp_path / "c.json"
+    whole = trike_openings.run(size, tt_mb=16, split="replies", win_loss_only=win_loss_only)
+    real = trike_openings.solve_opening_search
+    started, done = [], []
+
+    def deep(path: tuple[int, ...], plies: int) -> bool:
+        """Whether play goes on ``plies`` more moves along the first children."""
+        pos = _position_after(size, path)
+        for _ in range(plies):
+            order = trike_openings.search_order(pos)
+            if not order:
+                return False
+            pos = pos.play(order[0])
+        return bool(pos.legal_moves())
+
+    def run(stop_at):
+        monkeypatch.setattr(trike_openings, "solve_opening_search",
+                            _long_unit_search(real, started, done, stop_at))
+        return trike_openings.run(size, tt_mb=16, split="moves", checkpoint_path=ckpt,
+                                  win_loss_only=win_loss_only, split_after_nodes=10**9)
+
+    # 1. a move whose first answer's first move still leaves play is stopped "long"
+    with pytest.raises(trike_openings.Interrupted):
+        run(lambda path: len(path) == 4 and deep(path, 2))
+    move = started[-1]
+    assert len(move) == 4 and move not in done
+    proven_first = list(done)
+    # 2. the next run splits it: its answers are the units; the first is stopped "long"
+    started.clear()
+    done.clear()
+    with pytest.raises(trike_openings.Interrupted) as stop:
+        run(lambda path: len(path) == 5)
+    assert stop.value.study.extra["lines_split_now"] == [trike_openings.line_tag(move)]
+    answer = started[-1]
+    assert answer[:4] == move and move not in started and not set(proven_first) & set(started)
+    saved = json.loads(ckpt.read_text())
+    assert saved["split"] == {trike_openings.line_tag(move): {"nodes": 10**12,
+                                                               "seconds": 3600.0}}
+    proven_second = list(done)
+    # 3. the last run splits the answer too and finishes
+    started.clear()
+    done.clear()
+    resumed = run(lambda path: False)
+    assert resumed.extra["lines_split_now"] == [trike_openings.line_tag(answer)]
+    assert answer not in started and move not in started
+    assert any(len(u) == 6 and u[:5] == answer for u in started)
+    assert not (set(proven_first) | set(proven_second)) & set(started)
+    cols = ["point", "winner", "margin", "remoteness", "winning_replies"]
+    pd.testing.assert_frame_equal(whole.table[cols], resumed.table[cols])
+    saved = json.loads(ckpt.read_text())  # finished: lines folded into the replies' rows
+    assert not saved["lines"] and not saved["split"] and not saved["moves"]
+    text = json.dumps(saved["replies"])
+    assert '"split_after": {"nodes": 1000000000000' in text
 
 
 def test_the_split_defaults_by_size():

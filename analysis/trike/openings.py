@@ -41,14 +41,21 @@ def default_split(size: int) -> str:
 COLUMNS = ["point", "row", "col", "symmetry_class", "winner", "margin", "remoteness",
            "winning_replies", "nodes", "seconds"]
 CHECKPOINT_FORMAT = "trilab-trike-checkpoint"
-CHECKPOINT_VERSION = 3
+CHECKPOINT_VERSION = 4
 """1: proven classes and replies; 2 adds the placer's proven answers to replies
-still open (``answers``).  Both are read; any other version is refused."""
-CHECKPOINT_VERSIONS_READ = (1, 2, 3)
+still open (``answers``); 3 the mover's proven moves after answers still open
+(``moves``); 4 the lines split below a move (``split``, ``lines``).  All are
+read; any other version is refused."""
+CHECKPOINT_VERSIONS_READ = (1, 2, 3, 4)
 SOLVER_VERSION = "alphabeta-1"  # bump when a change could alter a solved value
 SOLVER_VERSIONS = {"alphabeta": SOLVER_VERSION, "dfpn": "dfpn-1"}
 """What a checkpoint of each search method records (a run resumes only its own)."""
 PROGRESS_EVERY_SECONDS = 30.0
+SPLIT_AFTER_NODES = 4_000_000_000
+"""A move-split unit (a move after an answer, or a line below one) that a
+stopped run left unfinished after at least this many nodes is split into its
+children on the next run (:func:`run`): about ten minutes of two size-9 threads,
+so a unit longer than a session stops being redone from nothing each time."""
 DEFAULT_TT_MB: dict[int, float] = {2: 4, 3: 4, 4: 4, 5: 4, 6: 16, 7: 256, 8: 4096, 9: 4096,
                                    10: 4096}
 """Transposition table per worker (MiB) when ``tt_mb`` is not given, chosen by
@@ -107,6 +114,7 @@ def solve_opening_search(
     answer: int = -1,
     threads: int = 1,
     move: int = -1,
+    line: tuple[int, ...] = (),
 ) -> dict:
     """Solve the opening on ``point`` from scratch; values for the placer, as a row.
 
@@ -125,7 +133,10 @@ def solve_opening_search(
     one resumable unit per answer).  With ``move >= 0`` too, solve the
     position after the mover's ``move`` that follows the answer (the placer
     to move): the same fields and ``move``; :func:`combine_moves` turns the
-    moves after an answer into the answer's row (a move-split run).
+    moves after an answer into the answer's row (a move-split run).  With a
+    ``line`` too (the points played after ``move``, one or more), solve the
+    position at its end: the same fields for the placer, and ``line``, the
+    whole path from the opening (a unit of a split line, see :func:`run`).
 
     Every task starts with an empty table, so its values and node count do not
     depend on which tasks ran before it in the same process (or on which
@@ -157,12 +168,31 @@ def solve_opening_search(
                     record["answer"] = answer
                 if move >= 0:
                     record["move"] = move
+                if line:
+                    record["line"] = [point, reply, answer, move, *line]
                 artifacts.write_json(progress_file, record)
             except OSError:
                 pass  # a remote worker may not see the folder: progress is optional
 
     s.progress = report
     pos = trike.opening(size, point)
+    if line:
+        end = pos.play(reply).play(answer).play(move)
+        for d in line:
+            end = end.play(d)
+        placer_to_move = len(line) % 2 == 0  # after the move the placer is to move
+        if win_loss_only:
+            win = s.is_win(end)
+            win, margin, remoteness = win if placer_to_move else not win, None, None
+        else:
+            sol = s.solve_position(end, count_winning_moves=False)
+            win, margin, remoteness = sol.win, sol.margin, sol.remoteness
+            if not placer_to_move:
+                win, margin = not win, -margin
+        s.progress = None
+        return {"line": [point, reply, answer, move, *line], "placer_wins": bool(win),
+                "margin": margin, "remoteness": remoteness, "nodes": s.nodes,
+                "seconds": round(time.perf_counter() - t0, 3)}
     if move >= 0:
         after = pos.play(reply).play(answer).play(move)  # the placer to move
         if win_loss_only:
@@ -294,12 +324,16 @@ def _unit_costs(rows: dict[int, dict], usable: Callable[[dict], bool]) -> dict[s
     """What each proven unit of a decided answer or reply cost, kept in its row when
     the units' own rows are folded into it: ``{point: {"nodes", "seconds"}}`` by the
     answer's or move's point, with the units of an answer's own units under
-    ``"units"`` (a reply's row then holds every move's cost)."""
+    ``"units"`` (a reply's row then holds every move's cost, and every split
+    line's below it), and under ``"split_after"`` the work a unit lost when
+    it was split (:meth:`Checkpoint.mark_long_units`)."""
     out = {}
     for point, row in sorted(rows.items()):
         if usable(row):
             out[str(point)] = {"nodes": row["nodes"], "seconds": row["seconds"],
-                               **({"units": row["units"]} if row.get("units") else {})}
+                               **({"units": row["units"]} if row.get("units") else {}),
+                               **({"split_after": row["split_after"]}
+                                  if row.get("split_after") else {})}
     return out
 
 
@@ -508,7 +542,8 @@ def _impossible_value(size: int, classes: dict[int, dict],
                       replies: dict[int, dict[int, dict]],
                       answers: dict[int, dict[int, dict[int, dict]]] | None = None,
                       moves: dict[int, dict[int, dict[int, dict[int, dict]]]] | None = None,
-                      ) -> str | None:
+                      lines: dict[tuple[int, ...], dict] | None = None,
+                      split: dict[tuple[int, ...], dict] | None = None) -> str | None:
     """The first value of a checkpoint no Trike game of ``size`` can have, or ``None``.
 
     Class rows: ``winner`` placer or mover; ``margin`` (the placer's) ``None``
@@ -517,7 +552,8 @@ def _impossible_value(size: int, classes: dict[int, dict],
     ``nodes`` and ``seconds`` not negative.  Reply rows: ``placer_wins`` a
     boolean, the same checks on ``margin`` and ``remoteness``.  Answer rows
     (the placer's answers to a reply): the same as reply rows, on three
-    distinct points; move rows (the mover's moves after an answer) on four."""
+    distinct points; move rows (the mover's moves after an answer) on four,
+    line rows on five or more; split lines on four or more distinct points."""
     points = trike.n_points(size)
 
     def count(value, most: int) -> bool:
@@ -583,7 +619,30 @@ def _impossible_value(size: int, classes: dict[int, dict],
                     problem = reply_row(row)
                     if problem:
                         return f"{where}: {problem}"
+    for path, row in (lines or {}).items():
+        where = f"line {line_tag(path)}"
+        if len(path) < 5 or len(set(path)) < len(path) or not all(
+                0 <= x < points for x in path):
+            return f"{where}: no such points"
+        problem = reply_row(row)
+        if problem:
+            return f"{where}: {problem}"
+    for path, row in (split or {}).items():
+        if len(path) < 4 or len(set(path)) < len(path) or not all(
+                0 <= x < points for x in path):
+            return f"split line {line_tag(path)}: no such points"
+        if not spent(row):
+            return f"split line {line_tag(path)}: negative nodes or seconds"
     return None
+
+
+def line_tag(path: tuple[int, ...]) -> str:
+    """A line's key in a checkpoint and its progress file's name: ``"17-19-20-0"``."""
+    return "-".join(map(str, path))
+
+
+def parse_line_tag(tag: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in tag.split("-"))
 
 
 class Checkpoint:
@@ -603,6 +662,13 @@ class Checkpoint:
         self.replies: dict[int, dict[int, dict]] = {}
         self.answers: dict[int, dict[int, dict[int, dict]]] = {}
         self.moves: dict[int, dict[int, dict[int, dict[int, dict]]]] = {}
+        self.lines: dict[tuple[int, ...], dict] = {}
+        """Rows of the units below a split move: the whole path from the opening
+        (five points or more) -> the row after it, values for the placer."""
+        self.split: dict[tuple[int, ...], dict] = {}
+        """Lines (a move's path of four points, or a longer line) proven through
+        their children instead of as one unit -> the nodes and seconds the
+        unfinished unit had cost when it was split (work lost)."""
         if path is None or not path.exists():
             return
         try:
@@ -617,6 +683,8 @@ class Checkpoint:
                                        for a, ms in by_a.items()}
                               for r, by_a in v.items()}
                      for k, v in data.get("moves", {}).items()}
+            lines = {parse_line_tag(k): dict(row) for k, row in data.get("lines", {}).items()}
+            split = {parse_line_tag(k): dict(row) for k, row in data.get("split", {}).items()}
         except (ValueError, KeyError, TypeError, AttributeError) as e:
             aside = _set_aside(path, "damaged")
             raise CheckpointError(
@@ -634,13 +702,14 @@ class Checkpoint:
             raise CheckpointError(f"{path} was written by solver {data.get('solver')!r}, this "
                                   f"is {solver!r}: --restart sets it aside and starts "
                                   "over")
-        problem = _impossible_value(size, classes, replies, answers, moves)
+        problem = _impossible_value(size, classes, replies, answers, moves, lines, split)
         if problem is not None:
             aside = _set_aside(path, "damaged")
             raise CheckpointError(
                 f"the checkpoint {path} holds an impossible value ({problem}); it was kept as "
                 f"{aside}; run again with --restart to start over")
         self.classes, self.replies, self.answers, self.moves = classes, replies, answers, moves
+        self.lines, self.split = lines, split
 
     @staticmethod
     def discard(path: Path) -> Path | None:
@@ -674,10 +743,28 @@ class Checkpoint:
         self.moves.setdefault(point, {}).setdefault(reply, {}).setdefault(answer, {})[move] = row
         self._write()
 
+    def save_line(self, path: tuple[int, ...], row: dict) -> None:
+        self.lines[path] = row
+        self._write()
+
+    def line_row(self, path: tuple[int, ...]) -> dict | None:
+        """The proven row of a move (four points) or a longer line, if any."""
+        if len(path) == 4:
+            return self.moves.get(path[0], {}).get(path[1], {}).get(path[2], {}).get(path[3])
+        return self.lines.get(path)
+
+    def drop_lines(self, prefix: tuple[int, ...]) -> None:
+        """Forget the lines (and split marks) below ``prefix``, once it is decided.
+        Written with the next save."""
+        n = len(prefix)
+        self.lines = {k: v for k, v in self.lines.items() if k[:n] != prefix}
+        self.split = {k: v for k, v in self.split.items() if k[:n] != prefix}
+
     def drop_answers(self, point: int, reply: int | None = None) -> None:
         """Forget the answers to a proven reply (or to every reply of a decided
         class), and the moves after them: the reply's row records them.
         Written with the next save."""
+        self.drop_lines((point,) if reply is None else (point, reply))
         if reply is None:
             self.answers.pop(point, None)
             self.moves.pop(point, None)
@@ -690,6 +777,7 @@ class Checkpoint:
 
     def drop_moves(self, point: int, reply: int, answer: int) -> None:
         """Forget the moves after a proven answer (its row records them)."""
+        self.drop_lines((point, reply, answer))
         by_answer = self.moves.get(point, {}).get(reply, {})
         by_answer.pop(answer, None)
         if not by_answer:
@@ -713,10 +801,12 @@ class Checkpoint:
                                         for a, ms in sorted(by_a.items())}
                                for r, by_a in sorted(v.items())}
                       for k, v in sorted(self.moves.items())},
+            "split": {line_tag(k): row for k, row in sorted(self.split.items())},
+            "lines": {line_tag(k): row for k, row in sorted(self.lines.items())},
         })
 
     def progress_file(self, point: int, reply: int = -1, answer: int = -1,
-                      move: int = -1) -> str | None:
+                      move: int = -1, line: tuple[int, ...] = ()) -> str | None:
         if self.path is None:
             return None
         tag = f"{point}" if reply < 0 else f"{point}-{reply}"
@@ -724,6 +814,8 @@ class Checkpoint:
             tag += f"-{answer}"
         if move >= 0:
             tag += f"-{move}"
+        if line:
+            tag += "-" + line_tag(line)
         return str(self.path.with_name(self.path.name + f".progress-{tag}.json"))
 
     def unfinished_work(self) -> dict[str, dict]:
@@ -744,14 +836,36 @@ class Checkpoint:
             if "move" in data and int(data["move"]) in self.moves.get(int(data["point"]), {}).get(
                     int(data["reply"]), {}).get(int(data["answer"]), {}):
                 continue
+            if "line" in data and any(
+                    self.line_row(tuple(data["line"][:k])) is not None
+                    for k in range(5, len(data["line"]) + 1)):
+                continue
             if int(data["point"]) not in self.classes:
                 tag = f.name.rsplit(".progress-", 1)[1].removesuffix(".json")
                 out[tag] = data
         return out
 
+    def mark_long_units(self, min_nodes: float) -> list[tuple[int, ...]]:
+        """Mark for splitting every move-split unit (a move after an answer, or
+        a line below one) left unfinished after at least ``min_nodes`` nodes;
+        return the lines newly marked.  Their progress files go: the units
+        that replace them keep their own."""
+        marked = []
+        for tag, data in self.unfinished_work().items():
+            path = parse_line_tag(tag)
+            if len(path) >= 4 and data.get("nodes", 0) >= min_nodes and path not in self.split:
+                self.split[path] = {"nodes": int(data["nodes"]),
+                                    "seconds": float(data.get("seconds", 0.0))}
+                marked.append(path)
+        if marked:
+            self._write()
+            for path in marked:
+                self.clear_progress(*path[:4], line=path[4:])
+        return marked
+
     def clear_progress(self, point: int, reply: int = -1, answer: int = -1,
-                       move: int = -1) -> None:
-        f = self.progress_file(point, reply, answer, move)
+                       move: int = -1, line: tuple[int, ...] = ()) -> None:
+        f = self.progress_file(point, reply, answer, move, line)
         if f:
             Path(f).unlink(missing_ok=True)
 
@@ -769,6 +883,7 @@ def run(
     split: str | None = None,
     on_ready: Callable[[], Any] | None = None,
     threads: int = 1,
+    split_after_nodes: float = SPLIT_AFTER_NODES,
 ) -> OpeningStudy:
     """Solve every opening class of ``size`` (one task per class).
 
@@ -789,7 +904,13 @@ def run(
     after it (:func:`search_order`, one per symmetry class), one task and
     one saved row each (:func:`combine_moves`), so a run stopped inside an
     answer loses at most the move in progress; the default from size 9 up,
-    where a single answer can take hours.  ``on_ready()`` is called
+    where a single answer can take hours.  And a move-split run goes deeper
+    where it has to: a move (or a line below one) that an earlier run left
+    unfinished after ``split_after_nodes`` nodes is split into its children
+    (the placer's answers to the move, then the mover's moves after an
+    answer, ...: the same rules one ply down, :func:`combine_answers` and
+    :func:`combine_moves`), each a unit saved on its own, so no unit is
+    redone from nothing run after run.  ``on_ready()`` is called
     once the kernels are loaded, just before the search starts.  ``threads``
     alpha-beta threads work on each task, sharing its table.
     """
@@ -824,6 +945,9 @@ def run(
             results[cls[0]] = row
     extra["resumed_classes"] = len(results)
     extra["split"] = split
+    if split == "moves":
+        extra["lines_split_now"] = [line_tag(x) for x in
+                                    ckpt.mark_long_units(split_after_nodes)]
     extra["threads"] = threads
     todo = [cls[0] for cls in classes if cls[0] not in results]
     # Complete runs start with the costliest class (shortest wall time on many
@@ -894,6 +1018,78 @@ def run(
             ckpt.drop_moves(p, r, a)
             ckpt.save_answer(p, r, a, row)
 
+    children_of: dict[tuple[int, ...], tuple[list[int], dict[int, int]]] = {}
+
+    def children(path: tuple[int, ...]) -> tuple[list[int], dict[int, int]]:
+        """The moves at the end of a line (search order) and their mirror map."""
+        if path not in children_of:
+            pos = trike.opening(size, path[0])
+            for d in path[1:]:
+                pos = pos.play(d)
+            order = search_order(pos)
+            children_of[path] = order, move_representatives(pos, order)
+        return children_of[path]
+
+    def line_settled(path: tuple[int, ...]) -> bool:
+        """Whether a line (four points or more) or a line above it is decided."""
+        return settled(*path[:3]) or any(usable(ckpt.line_row(path[:k]))
+                                         for k in range(4, len(path) + 1))
+
+    def decide_line(path: tuple[int, ...]) -> None:
+        """Save a split line's row once its proven children decide it: the
+        placer to move at its end (an even number of points) wins iff some
+        child wins, else iff every child does."""
+        if usable(ckpt.line_row(path)):
+            return
+        order, rep = children(path)
+        proven = {k[-1]: row for k, row in ckpt.lines.items()
+                  if len(k) == len(path) + 1 and k[:-1] == path}
+        rows = {c: proven[rep[c]] for c in order if rep[c] in proven}
+        combine = combine_answers if len(path) % 2 == 0 else combine_moves
+        row = combine(rows, order, win_loss_only)
+        if row is None or not order:
+            return
+        used = [x for x in proven.values() if usable(x)]
+        row["nodes"] = sum(x["nodes"] for x in used)
+        row["seconds"] = round(sum(x["seconds"] for x in used), 3)
+        row["units"] = _unit_costs(proven, usable)
+        lost = ckpt.split.get(path)
+        if lost:
+            row["split_after"] = lost
+        ckpt.drop_lines(path)
+        if len(path) == 4:
+            row["reply"], row["answer"], row["move"] = path[1:]
+            ckpt.save_move(*path, row)
+        else:
+            row["line"] = list(path)
+            ckpt.save_line(path, row)
+
+    def decide_up_from(path: tuple[int, ...]) -> None:
+        """Decide the line ``path`` and the lines, answer, reply and class above
+        it, as far as the proven units allow."""
+        for k in range(len(path), 3, -1):
+            decide_line(path[:k])
+        decide_answer(*path[:3])
+        decide_reply(*path[:2])
+        decide(path[0])
+
+    def line_tasks(path: tuple[int, ...]):
+        """The units of a split line, depth first in search order."""
+        decide_up_from(path)  # children saved by an earlier run may decide it
+        order, rep = children(path)
+        for c in order:
+            if line_settled(path):
+                return
+            child = path + (c,)
+            if rep[c] != c or usable(ckpt.lines.get(child)):
+                continue
+            if child in ckpt.split and children(child)[0]:
+                yield from line_tasks(child)
+                continue
+            p, r, a, m = path[:4]
+            yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(*child[:4], line=child[4:]),
+                   node_progress if serial else None, r, method, a, threads, m, child[4:])
+
     def settled(p: int, r: int, a: int = -1) -> bool:
         """Whether the class, the reply or (given) the answer is decided."""
         return (p in results or usable(ckpt.replies.get(p, {}).get(r))
@@ -955,6 +1151,9 @@ def run(
                         if mrep[m] != m or usable(
                                 ckpt.moves.get(p, {}).get(r, {}).get(a, {}).get(m)):
                             continue
+                        if (p, r, a, m) in ckpt.split and children((p, r, a, m))[0]:
+                            yield from line_tasks((p, r, a, m))
+                            continue
                         yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p, r, a, m),
                                node_progress if serial else None, r, method, a, threads, m)
 
@@ -965,7 +1164,15 @@ def run(
         for args, row in executor.run(solve_opening_search, tasks(), timeout=remaining):
             p, r = args[1], args[6]
             a, m = args[8], args[10]
-            if m >= 0:
+            line = args[11] if len(args) > 11 else ()
+            if line:
+                path = (p, r, a, m, *line)
+                ckpt.clear_progress(p, r, a, m, line)
+                # a unit finishing after a line above it was decided adds nothing
+                if not line_settled(path):
+                    ckpt.save_line(path, row)
+                    decide_up_from(path[:-1])
+            elif m >= 0:
                 ckpt.clear_progress(p, r, a, m)
                 # a move finishing after its answer, reply or class was decided adds nothing
                 if not settled(p, r, a):
@@ -1025,6 +1232,10 @@ def run(
                     for a, ms in by_a.items()}
                 for r, by_a in v.items()}
             for p, v in ckpt.moves.items() if p not in results}
+        study.extra["proven_lines"] = {
+            "-".join(point_label(size, x) for x in k): row for k, row in ckpt.lines.items()}
+        study.extra["split_lines"] = {
+            "-".join(point_label(size, x) for x in k): row for k, row in ckpt.split.items()}
         raise Interrupted(study, reason, checkpoint_path)
     return study
 
