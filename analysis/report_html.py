@@ -166,8 +166,11 @@ def _trike_section(results: Path) -> str:
         d = duel_table(duels)
         parts.append("<h3>Agents against each other (no exact answer)</h3>")
         parts.append("<p>Matched time: A searched each move for as long as B took on the "
-                     "same position (<code>trilab duel --equal-time</code>).</p>")
-        parts.append(_table(d[["size", "agent_a", "agent_b", "matched_time", "games_of",
+                     "same position (<code>trilab duel --equal-time</code>). A "
+                     "<em>confirmation</em> run's size, games and seed were fixed before it "
+                     "was played, after the trials that chose the agent, so its rate is "
+                     "not the best of several noisy ones.</p>")
+        parts.append(_table(d[["run", "size", "agent_a", "agent_b", "matched_time", "games_of",
                                "games", "a_wins", "a_win_rate", "ci_low", "ci_high",
                                "a_simulations_per_move", "b_simulations_per_move",
                                "a_seconds_per_move", "b_seconds_per_move"]]))
@@ -196,17 +199,23 @@ def _trike_section(results: Path) -> str:
 
 
 def duel_files(results: Path) -> list[Path]:
-    """The tables of ``trilab duel`` in ``results/agents``."""
-    return sorted(p for p in (results / "agents").glob("trike-duel-*.csv")
-                  if not p.name.endswith(".rows.csv"))
+    """The tables of ``trilab duel`` in ``results/agents`` and its folders (the
+    confirmation runs, ``results/agents/confirmation``)."""
+    return sorted((p for p in (results / "agents").rglob("trike-duel-*.csv")
+                   if not p.name.endswith(".rows.csv")),
+                  key=lambda p: (p.parent.name != "agents", str(p)))
 
 
 def duel_table(duels: list[Path]) -> pd.DataFrame:
     """The duel tables as one, each row marked ``matched_time`` when A's time was
-    matched to B's (``--equal-time``: the table has ``matched_seconds_per_move``)."""
+    matched to B's (``--equal-time``: the table has ``matched_seconds_per_move``)
+    and with its ``run``: ``confirmation`` for a table in a folder of that name
+    (a run whose size, games and seed were fixed before it was played), else
+    ``trial``."""
     return pd.concat([pd.read_csv(p).assign(
-        matched_time=lambda t: "matched_seconds_per_move" in t) for p in duels],
-        ignore_index=True)
+        matched_time=lambda t: "matched_seconds_per_move" in t,
+        run="confirmation" if p.parent.name == "confirmation" else "trial")
+        for p in duels], ignore_index=True)
 
 
 def _simulated_section(results: Path, game: str, title: str) -> str:

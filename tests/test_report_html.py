@@ -113,3 +113,13 @@ def test_duel_table_marks_the_matched_time_duels(tmp_path):
     table = report_html.duel_table(report_html.duel_files(tmp_path))
     assert table.groupby("matched_time").games_of.count().to_dict() == {False: 3, True: 3}
     assert "Matched time" in report_html._trike_section(tmp_path)
+    assert set(table.run) == {"trial"}
+    # a confirmation run, in its own folder, is listed after the trials and marked
+    confirmation = agents / "confirmation"
+    confirmation.mkdir()
+    name = "trike-duel-13-mcts-squeeze-0.0084s@2-vs-mcts-10000-equal-time"
+    for suffix in (".csv", ".meta.json"):
+        sh.copy(f"results/agents/confirmation/{name}{suffix}", confirmation / f"{name}{suffix}")
+    table = report_html.duel_table(report_html.duel_files(tmp_path))
+    assert list(table.run) == ["trial"] * 6 + ["confirmation"] * 3
+    assert table[table.run == "confirmation"].games.max() == 2000
