@@ -409,21 +409,25 @@ def move(game: str, size: int | None, position_text: str | None, agent_text: str
 @cli.command()
 @click.argument("game", callback=_position_games)
 @click.option("--size", type=int, default=5, show_default=True, help="Board side, 2..19.")
-@click.option("--agent", "opponent", default="mcts:1s", show_default=True,
+@click.option("--agent", "opponent", default=None,
               metavar="mcts:N|mcts:Ns|mcts-solve:N|mcts-trap:N|mcts-squeeze:N|perfect",
               help="The computer: the MCTS agent (mcts-solve: with exact endgames), or the "
-                   "exact solver (sizes up to 7).")
+                   "exact solver (sizes up to 7).  [default: mcts-squeeze:1s; Tabula "
+                   "Trivium: mcts-greedy:1s:4]")
 @click.option("--as", "as_seat", type=click.Choice(["placer", "mover"]), default="placer",
               show_default=True, help="Your seat: the first checker, or the reply (and swap).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="The computer's seed.")
 @click.option("--no-pie", is_flag=True, help="Play without the pie rule.")
-def play(game: str, size: int, opponent: str, as_seat: str, seed: int, no_pie: bool) -> None:
+def play(game: str, size: int, opponent: str | None, as_seat: str, seed: int,
+         no_pie: bool) -> None:
     """Play a game in the terminal against an agent or the exact solver."""
     from trilab.analysis.trike import play as trike_play
+    from trilab.solver.trike import agents as trike_agents
 
     if game == "tabula-trivium":  # you are seat A with --as placer, B with --as mover
         from trilab.analysis import move as tabula
 
+        opponent = opponent or tabula.DEFAULT_TABULA_AGENT
         try:
             tabula.tabula_play(opponent, 0 if as_seat == "placer" else 1, seed,
                                read=_read_line, write=click.echo)
@@ -432,6 +436,7 @@ def play(game: str, size: int, opponent: str, as_seat: str, seed: int, no_pie: b
         except EOFError:
             click.echo("\nend of input: game left unfinished")
         return
+    opponent = opponent or trike_agents.DEFAULT_AGENT
     try:
         match = trike_play.new_match(size, opponent, as_seat, seed, pie=not no_pie)
     except trike_play.PlayInputError as e:
@@ -783,7 +788,7 @@ def _game_bar(desc: str):
 @click.option("--no-browser", is_flag=True, help="Do not open a browser tab.")
 @click.option("--time-limit", type=click.FloatRange(min=0.1, max=3600), default=10.0,
               show_default=True, help="Seconds the exact solver gets per position.")
-@click.option("--agent", "agent_text", default="mcts:1s", show_default=True,
+@click.option("--agent", "agent_text", default="mcts-squeeze:1s", show_default=True,
               metavar="mcts:N|mcts:Ns|mcts-solve:N|mcts-trap:N|mcts-squeeze:N",
               help="The agent for estimates and as an opponent.")
 def explore(host: str, port: int, no_browser: bool, time_limit: float, agent_text: str) -> None:

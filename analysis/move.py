@@ -48,6 +48,12 @@ def _split_agent(text: str, forms: str, check_cutoff) -> tuple[mcts.AgentSpec, s
         raise AgentInputError(str(e), "--agent") from None
 
 
+DEFAULT_TABULA_AGENT = "mcts-greedy:1s:4"
+"""The computer of ``trilab play tabula-trivium`` unless ``--agent`` says otherwise:
+MCTS with greedy playouts, one second a turn (``mcts:N`` with random playouts loses
+every game to ``greedy``; docs/findings.md)."""
+
+
 def parse_tabula_agent(text: str) -> tuple[mcts.AgentSpec, str]:
     """``(agent, playout name)`` of an agent text; :class:`AgentInputError` if bad."""
     def check(k: str) -> None:

@@ -70,6 +70,34 @@ def test_the_cli_plays_a_scripted_game_to_the_end():
     assert res.exit_code == 0, res.output
 
 
+def test_the_default_computer_is_each_games_strongest_agent(monkeypatch):
+    """Without --agent, Trike is played by the calibrated agent and Tabula Trivium
+    by MCTS with greedy playouts; explore's default is the same Trike agent."""
+    from trilab.analysis import move as tabula
+    from trilab.analysis.explorer import server
+    from trilab.analysis.trike import play as trike_play
+    from trilab.cli import explore
+    from trilab.solver.trike import agents as trike_agents
+
+    seen = []
+
+    def stop(*args, **kwargs):
+        seen.append(args[0] if "tabula" in stop.game else args[1])
+        raise EOFError
+
+    stop.game = "trike"
+    monkeypatch.setattr(trike_play, "new_match", stop)
+    CliRunner().invoke(cli, ["play", "trike", "--size", "4"])
+    stop.game = "tabula"
+    monkeypatch.setattr(tabula, "tabula_play", stop)
+    CliRunner().invoke(cli, ["play", "tabula-trivium"])
+    assert seen == [trike_agents.DEFAULT_AGENT, tabula.DEFAULT_TABULA_AGENT]
+    assert trike_agents.parse_agent(seen[0]).squeeze
+    tabula.parse_tabula_agent(seen[1])  # a valid Tabula Trivium agent
+    option = next(p for p in explore.params if p.name == "agent_text")
+    assert option.default == trike_agents.DEFAULT_AGENT == server.Explorer().analyst.agent.text
+
+
 def test_agent_game_on_a_larger_board_is_reproducible():
     outs = []
     for _ in range(2):

@@ -64,7 +64,8 @@ class Explorer:
     """The worker thread, the analyst and the running searches of each page."""
 
     def __init__(self, results_dir: Path | None = None, time_limit: float = 10.0,
-                 agent: str = "mcts:1s", tt_mb: float = 64, grace: float = GRACE_SECONDS):
+                 agent: str = trike_agents.DEFAULT_AGENT, tt_mb: float = 64,
+                 grace: float = GRACE_SECONDS):
         self.results_dir = Path(results_dir) if results_dir else default_results_dir()
         self.analyst = Analyst(self.results_dir, time_limit=time_limit, agent=agent, tt_mb=tt_mb)
         spec = self.analyst.agent.spec
@@ -406,8 +407,8 @@ def url_of(sock: socket.socket) -> str:
 
 
 def serve(host: str = "127.0.0.1", port: int = 8765, open_browser: bool = True,
-          results_dir: Path | None = None, time_limit: float = 10.0, agent: str = "mcts:1s",
-          echo=print) -> None:
+          results_dir: Path | None = None, time_limit: float = 10.0,
+          agent: str = trike_agents.DEFAULT_AGENT, echo=print) -> None:
     """Serve the explorer until Ctrl-C."""
     trike_agents.parse_agent(agent)
     sock = bind(host, port)

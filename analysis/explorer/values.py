@@ -119,8 +119,9 @@ class Analyst:
     """Values of positions with a cache; one instance per server, used by one
     worker thread at a time (the solver and its table are not shared)."""
 
-    def __init__(self, results_dir: Path, time_limit: float = 10.0, agent: str = "mcts:1s",
-                 tt_mb: float = 64, cache_entries: int = 512, seed: int = 0):
+    def __init__(self, results_dir: Path, time_limit: float = 10.0,
+                 agent: str = trike_arrays.DEFAULT_AGENT, tt_mb: float = 64,
+                 cache_entries: int = 512, seed: int = 0):
         self.results_dir = Path(results_dir)
         self.time_limit = float(time_limit)
         self.agent = trike_arrays.parse_agent(agent)

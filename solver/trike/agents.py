@@ -605,6 +605,10 @@ ENDGAME_LIMIT = 18
 ENDGAME_NODES = 20_000
 """Node cap of one endgame solve (a solve that needs more falls back to a random
 playout), the same on every board size."""
+DEFAULT_AGENT = "mcts-squeeze:1s"
+"""The computer of ``trilab play trike`` and ``trilab explore`` unless ``--agent``
+says otherwise: the strongest agent, the one calibrated against perfect play
+(docs/findings.md), one second a move on one thread."""
 AGENT_FORMS = ("mcts:N or mcts:Ns (UCT with random playouts, N simulations or N seconds "
                "a move), mcts-solve:N or mcts-solve:Ns (the same search with exact "
                f"endgames of at most {ENDGAME_LIMIT} empty points; mcts-solve:N:L for L), "
