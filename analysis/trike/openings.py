@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from trilab.analysis import artifacts
 from trilab.analysis.executors import SerialExecutor, interrupted_inside
+from trilab.analysis.trike import unit_order as unit_orders
 from trilab.solver.trike import dfpn, retrograde
 from trilab.solver.trike import engine as trike
 from trilab.solver.trike.alphabeta import AlphaBetaSolver, warm_up
@@ -884,6 +885,7 @@ def run(
     on_ready: Callable[[], Any] | None = None,
     threads: int = 1,
     split_after_nodes: float = SPLIT_AFTER_NODES,
+    unit_order: str | None = None,
 ) -> OpeningStudy:
     """Solve every opening class of ``size`` (one task per class).
 
@@ -911,12 +913,20 @@ def run(
     answer, ...: the same rules one ply down, :func:`combine_answers` and
     :func:`combine_moves`), each a unit saved on its own, so no unit is
     redone from nothing run after run.  ``on_ready()`` is called
-    once the kernels are loaded, just before the search starts.  ``threads``
+    once the kernels are loaded, just before the search starts.  ``unit_order``
+    is the order in which a split run tries the units below a node
+    (:mod:`trilab.analysis.trike.unit_order`): ``"search"`` (the search's root
+    order) or ``"agent"`` (the MCTS agent's ranking, so a won node usually stops
+    at its first unit); the default is ``"agent"`` for the move split and
+    ``"search"`` otherwise.  ``threads``
     alpha-beta threads work on each task, sharing its table.
     """
     split = split or default_split(size)
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}")
+    unit_order = unit_order or ("agent" if split == "moves" else "search")
+    if unit_order not in unit_orders.ORDERS:
+        raise ValueError(f"unknown unit order {unit_order!r}")
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}")
     classes = trike.opening_classes(size)
@@ -945,6 +955,7 @@ def run(
             results[cls[0]] = row
     extra["resumed_classes"] = len(results)
     extra["split"] = split
+    extra["unit_order"] = unit_order if split != "class" else None
     if split == "moves":
         extra["lines_split_now"] = [line_tag(x) for x in
                                     ckpt.mark_long_units(split_after_nodes)]
@@ -1018,6 +1029,21 @@ def run(
             ckpt.drop_moves(p, r, a)
             ckpt.save_answer(p, r, a, row)
 
+    visits_of: dict[tuple[int, ...], list[int]] = {}
+
+    def visit(path: tuple[int, ...], order: list[int], rep: dict[int, int]) -> list[int]:
+        """The representatives among ``order`` (the moves at the end of ``path``, search
+        order) in the order the units are tried (``unit_order``)."""
+        if path not in visits_of:
+            ranked = order
+            if unit_order == "agent" and len(order) > 1:
+                pos = trike.opening(size, path[0])
+                for d in path[1:]:
+                    pos = pos.play(d)
+                ranked = unit_orders.agent_order(pos, order)
+            visits_of[path] = list(dict.fromkeys(rep[m] for m in ranked))
+        return visits_of[path]
+
     children_of: dict[tuple[int, ...], tuple[list[int], dict[int, int]]] = {}
 
     def children(path: tuple[int, ...]) -> tuple[list[int], dict[int, int]]:
@@ -1077,11 +1103,11 @@ def run(
         """The units of a split line, depth first in search order."""
         decide_up_from(path)  # children saved by an earlier run may decide it
         order, rep = children(path)
-        for c in order:
+        for c in visit(path, order, rep):
             if line_settled(path):
                 return
             child = path + (c,)
-            if rep[c] != c or usable(ckpt.lines.get(child)):
+            if usable(ckpt.lines.get(child)):
                 continue
             if child in ckpt.split and children(child)[0]:
                 yield from line_tasks(child)
@@ -1117,11 +1143,9 @@ def run(
                        node_progress if serial else None, -1, method, -1, threads, -1)
                 continue
             decide(p)  # replies saved by an earlier run may already decide it
-            for r in replies[p]:
+            for r in visit((p,), replies[p], mirror[p]):
                 if p in results:
                     break
-                if mirror[p][r] != r:  # an image of a reply proven (or queued) before
-                    continue
                 if usable(ckpt.replies.get(p, {}).get(r)):
                     continue
                 order, rep = answers(p, r)
@@ -1131,10 +1155,10 @@ def run(
                     continue
                 decide_reply(p, r)  # answers saved by an earlier run may decide it
                 decide(p)
-                for a in order:
+                for a in visit((p, r), order, rep):
                     if settled(p, r):
                         break
-                    if rep[a] != a or settled(p, r, a):
+                    if settled(p, r, a):
                         continue
                     after = moves(p, r, a)[0] if split == "moves" else []
                     if not after:  # a reply split, or the answer ends the game
@@ -1145,11 +1169,10 @@ def run(
                     decide_reply(p, r)
                     decide(p)
                     mrep = moves(p, r, a)[1]
-                    for m in after:
+                    for m in visit((p, r, a), after, mrep):
                         if settled(p, r, a):
                             break
-                        if mrep[m] != m or usable(
-                                ckpt.moves.get(p, {}).get(r, {}).get(a, {}).get(m)):
+                        if usable(ckpt.moves.get(p, {}).get(r, {}).get(a, {}).get(m)):
                             continue
                         if (p, r, a, m) in ckpt.split and children((p, r, a, m))[0]:
                             yield from line_tasks((p, r, a, m))

@@ -22,6 +22,7 @@ from pathlib import Path
 from trilab.analysis import artifacts
 from trilab.analysis.common import RESULTS, StudyError, make_executor, output_path
 from trilab.analysis.trike import openings, size_table
+from trilab.analysis.trike import unit_order as unit_orders
 from trilab.analysis.trike.openings import OpeningStudy
 from trilab.solver.trike import engine as trike
 from trilab.solver.trike.retrograde import MAX_RETROGRADE_SIZE
@@ -70,6 +71,7 @@ def solve_trike(
     progress: Callable | None = None,
     command: str | None = None,
     threads: int = 1,
+    unit_order: str | None = None,
 ) -> SolveOutcome:
     """Solve every opening of Trike ``size`` and write the table, map and metadata.
 
@@ -79,6 +81,8 @@ def solve_trike(
     classes saved: the outcome then has ``interrupted`` set and the partial
     table is written.  ``threads`` alpha-beta search threads share each
     worker's table (two threads: 1.5-1.8x on one size-7 or size-8 task).
+    ``unit_order``: how a split run orders its units (``"search"`` or ``"agent"``,
+    :mod:`trilab.analysis.trike.unit_order`; default: by split).
     """
     try:
         trike.check_size(size)
@@ -96,6 +100,12 @@ def solve_trike(
                          "--method alphabeta")
     if threads < 1:
         raise StudyError("--threads must be at least 1", "--threads")
+    if unit_order is not None and unit_order not in unit_orders.ORDERS:
+        raise StudyError(f"unknown unit order {unit_order!r}: "
+                         f"{' or '.join(unit_orders.ORDERS)}", "--unit-order")
+    if unit_order is not None and (split or openings.default_split(size)) == "class":
+        raise StudyError("--unit-order applies to --split replies or moves (the default "
+                         "from size 8)", "--unit-order")
     if threads > 1 and method != "alphabeta":
         raise StudyError("--threads applies to --method alphabeta", "--threads")
     tt_mb = openings.default_tt_mb(size) if tt_mb is None else tt_mb
@@ -126,7 +136,7 @@ def solve_trike(
         study = openings.run(
             size, method, tt_mb, progress=progress, db_path=db_path, executor=executor,
             checkpoint_path=paths["checkpoint"], win_loss_only=win_loss_only,
-            time_limit=time_limit, split=split, threads=threads,
+            time_limit=time_limit, split=split, threads=threads, unit_order=unit_order,
             # the opening map is drawn at the end: import matplotlib while the
             # search (which releases the GIL) runs, not after it
             on_ready=lambda: artifacts.import_in_background("trilab.analysis.plots"))
