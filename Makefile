@@ -110,6 +110,7 @@ bench: install
 	$(PY) benchmarks/bench_montecarlo.py
 	$(PY) benchmarks/bench_agents.py --note "$(BENCH_NOTE)"
 	$(PY) benchmarks/bench_timed_moves.py --note "$(BENCH_NOTE)"
+	$(PY) benchmarks/bench_unit_order.py --plies 6 5 4 --note "$(BENCH_NOTE)"
 	$(PY) benchmarks/bench_compile.py
 
 results: install results-mc
