@@ -9,7 +9,8 @@ winning one; a lost position costs all its units whatever the order, so only won
 ones are counted.  Reported per order: the total nodes, the share of positions
 whose first unit wins, and the cheapest possible (the cheapest winning unit alone).
 Node counts are exact and do not depend on the machine.  Rows are appended to
-``results/bench/unit-order.csv`` with the commit and ``--note``.
+``results/bench/unit-order.csv`` with the commit and ``--note``, each as soon as
+its ply count is done.
 
     python benchmarks/bench_unit_order.py [--size 7] [--positions 40] [--plies 4 5]
 """
@@ -102,8 +103,7 @@ def main() -> None:
             "seconds": round(time.perf_counter() - t0, 1), "seed": args.seed,
             "note": args.note})
         print(rows[-1], flush=True)
-    out = ROOT / "results" / "bench" / "unit-order.csv"
-    artifacts.append_csv(out, rows)
+        artifacts.append_csv(ROOT / "results" / "bench" / "unit-order.csv", rows[-1:])
 
 
 if __name__ == "__main__":
