@@ -611,34 +611,59 @@ def _long_unit_search(real, started: list, done: list, stop_at):
     return solve
 
 
-@pytest.mark.parametrize("win_loss_only", [True, False])
+@pytest.mark.parametrize("win_loss_only,order", [(True, "search"), (True, "agent"),
+                                                  (False, "search")])
 def test_a_unit_left_unfinished_after_many_nodes_is_split_on_the_next_run(
-        tmp_path, monkeypatch, win_loss_only):
+        tmp_path, monkeypatch, win_loss_only, order):
     """A move unit stopped after more than ``split_after_nodes`` is proven on
     the next run through its children (the placer's answers to it), each a
     unit of its own; a child stopped the same way is split again (the mover's
     moves): the lost work is the unit that was running, nothing proven is
-    redone, and the table is the one the other splits give."""
+    redone, the rows the split lines fold into are those of a direct search,
+    and the table is the one the other splits give."""
+    from trilab.analysis.trike import unit_order
+
     size, ckpt = 6, tmp_path / "c.json"
     whole = trike_openings.run(size, tt_mb=16, split="replies", win_loss_only=win_loss_only)
     real = trike_openings.solve_opening_search
     started, done = [], []
+    folded = {}  # path -> the row a split line folded into
+    save_move, save_line = trike_openings.Checkpoint.save_move, trike_openings.Checkpoint.save_line
+
+    def spy_move(self, p, r, a, m, row):
+        folded[(p, r, a, m)] = row
+        return save_move(self, p, r, a, m, row)
+
+    def spy_line(self, path, row):
+        folded[path] = row
+        return save_line(self, path, row)
+
+    monkeypatch.setattr(trike_openings.Checkpoint, "save_move", spy_move)
+    monkeypatch.setattr(trike_openings.Checkpoint, "save_line", spy_line)
+
+    def first_child(pos):
+        moves = trike_openings.search_order(pos)
+        if order == "agent" and len(moves) > 1:
+            moves = unit_order.agent_order(pos, moves)
+        return moves[0] if moves else None
 
     def deep(path: tuple[int, ...], plies: int) -> bool:
-        """Whether play goes on ``plies`` more moves along the first children."""
+        """Whether play goes on ``plies`` more moves along the first children the
+        run tries (``order``)."""
         pos = _position_after(size, path)
         for _ in range(plies):
-            order = trike_openings.search_order(pos)
-            if not order:
+            m = first_child(pos)
+            if m is None:
                 return False
-            pos = pos.play(order[0])
+            pos = pos.play(m)
         return bool(pos.legal_moves())
 
     def run(stop_at):
         monkeypatch.setattr(trike_openings, "solve_opening_search",
                             _long_unit_search(real, started, done, stop_at))
         return trike_openings.run(size, tt_mb=16, split="moves", checkpoint_path=ckpt,
-                                  win_loss_only=win_loss_only, split_after_nodes=10**9)
+                                  win_loss_only=win_loss_only, split_after_nodes=10**9,
+                                  unit_order=order)
 
     # 1. a move whose first answer's first move still leaves play is stopped "long"
     with pytest.raises(trike_openings.Interrupted):
@@ -671,7 +696,13 @@ def test_a_unit_left_unfinished_after_many_nodes_is_split_on_the_next_run(
     saved = json.loads(ckpt.read_text())  # finished: lines folded into the replies' rows
     assert not saved["lines"] and not saved["split"] and not saved["moves"]
     text = json.dumps(saved["replies"])
-    assert '"split_after": {"nodes": 1000000000000' in text
+    assert '"lost": {"nodes": 1000000000000' in text
+    # the split move and answer folded into the rows a search of each gives at once
+    for path in (move, answer):
+        direct = real(size, path[0], 16, win_loss_only, None, None, path[1], "alphabeta",
+                      path[2], 1, path[3], path[4:])
+        assert {k: folded[path][k] for k in ("placer_wins", "margin", "remoteness")} == {
+            k: direct[k] for k in ("placer_wins", "margin", "remoteness")}
 
 
 def test_the_split_defaults_by_size():

@@ -326,15 +326,14 @@ def _unit_costs(rows: dict[int, dict], usable: Callable[[dict], bool]) -> dict[s
     the units' own rows are folded into it: ``{point: {"nodes", "seconds"}}`` by the
     answer's or move's point, with the units of an answer's own units under
     ``"units"`` (a reply's row then holds every move's cost, and every split
-    line's below it), and under ``"split_after"`` the work a unit lost when
-    it was split (:meth:`Checkpoint.mark_long_units`)."""
+    line's below it), and under ``"lost"`` the work of split units below it
+    that no folded row records (:meth:`Checkpoint.lost_below`)."""
     out = {}
     for point, row in sorted(rows.items()):
         if usable(row):
             out[str(point)] = {"nodes": row["nodes"], "seconds": row["seconds"],
                                **({"units": row["units"]} if row.get("units") else {}),
-                               **({"split_after": row["split_after"]}
-                                  if row.get("split_after") else {})}
+                               **({"lost": row["lost"]} if row.get("lost") else {})}
     return out
 
 
@@ -754,6 +753,18 @@ class Checkpoint:
             return self.moves.get(path[0], {}).get(path[1], {}).get(path[2], {}).get(path[3])
         return self.lines.get(path)
 
+    def lost_below(self, prefix: tuple[int, ...]) -> dict | None:
+        """The work of the split units at or below ``prefix`` that are still marked
+        (lost when they were split, and never folded into a decided line's row):
+        summed ``{"nodes", "seconds"}``, or None.  Recorded as ``lost`` in the row
+        that decides ``prefix``, before :meth:`drop_lines` forgets the marks."""
+        n = len(prefix)
+        marks = [v for k, v in self.split.items() if k[:n] == prefix]
+        if not marks:
+            return None
+        return {"nodes": sum(int(v["nodes"]) for v in marks),
+                "seconds": round(sum(float(v["seconds"]) for v in marks), 1)}
+
     def drop_lines(self, prefix: tuple[int, ...]) -> None:
         """Forget the lines (and split marks) below ``prefix``, once it is decided.
         Written with the next save."""
@@ -1011,6 +1022,9 @@ def run(
             row["seconds"] = round(sum(x["seconds"] for x in used), 3)
             row["reply"] = r
             row["units"] = _unit_costs(proven, usable)
+            lost = ckpt.lost_below((p, r))
+            if lost:
+                row["lost"] = lost
             ckpt.drop_answers(p, r)
             ckpt.save_reply(p, r, row)
 
@@ -1026,6 +1040,9 @@ def run(
             row["seconds"] = round(sum(x["seconds"] for x in used), 3)
             row["reply"], row["answer"] = r, a
             row["units"] = _unit_costs(proven, usable)
+            lost = ckpt.lost_below((p, r, a))
+            if lost:
+                row["lost"] = lost
             ckpt.drop_moves(p, r, a)
             ckpt.save_answer(p, r, a, row)
 
@@ -1079,9 +1096,9 @@ def run(
         row["nodes"] = sum(x["nodes"] for x in used)
         row["seconds"] = round(sum(x["seconds"] for x in used), 3)
         row["units"] = _unit_costs(proven, usable)
-        lost = ckpt.split.get(path)
+        lost = ckpt.lost_below(path)
         if lost:
-            row["split_after"] = lost
+            row["lost"] = lost
         ckpt.drop_lines(path)
         if len(path) == 4:
             row["reply"], row["answer"], row["move"] = path[1:]
@@ -1102,6 +1119,8 @@ def run(
     def line_tasks(path: tuple[int, ...]):
         """The units of a split line, depth first in search order."""
         decide_up_from(path)  # children saved by an earlier run may decide it
+        if line_settled(path):
+            return
         order, rep = children(path)
         for c in visit(path, order, rep):
             if line_settled(path):
@@ -1130,6 +1149,9 @@ def run(
             row["seconds"] = round(sum(x["seconds"] for x in proven.values()), 3)
         if row is not None and p not in results:
             results[p] = row
+            lost = ckpt.lost_below((p,))
+            if lost:
+                row["lost"] = lost
             ckpt.drop_answers(p)
             ckpt.save(p, row)
             if bar is not None:
@@ -1143,6 +1165,8 @@ def run(
                        node_progress if serial else None, -1, method, -1, threads, -1)
                 continue
             decide(p)  # replies saved by an earlier run may already decide it
+            if p in results:
+                continue
             for r in visit((p,), replies[p], mirror[p]):
                 if p in results:
                     break
@@ -1155,6 +1179,8 @@ def run(
                     continue
                 decide_reply(p, r)  # answers saved by an earlier run may decide it
                 decide(p)
+                if settled(p, r):
+                    continue
                 for a in visit((p, r), order, rep):
                     if settled(p, r):
                         break
@@ -1168,6 +1194,8 @@ def run(
                     decide_answer(p, r, a)  # moves saved by an earlier run may decide it
                     decide_reply(p, r)
                     decide(p)
+                    if settled(p, r, a):
+                        continue
                     mrep = moves(p, r, a)[1]
                     for m in visit((p, r, a), after, mrep):
                         if settled(p, r, a):
