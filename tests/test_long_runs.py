@@ -783,3 +783,20 @@ def test_solve_refuses_a_unit_order_without_a_split(tmp_path):
                                    "--unit-order", "agent", "--out", str(tmp_path / "t.csv")])
     assert res.exit_code == 0, res.output
     assert json.loads((tmp_path / "t.meta.json").read_text())["unit_order"] == "agent"
+
+
+def test_lost_work_of_split_units_is_summed_and_dropped_with_their_line(tmp_path):
+    """The split marks at or below a line (units split after a long unfinished run)
+    add up to the work ``lost`` recorded when the line is decided, and go with it."""
+    ckpt = trike_openings.Checkpoint(tmp_path / "c.json", 6)
+    ckpt.split = {(1, 2, 3, 4): {"nodes": 5, "seconds": 1.0},
+                  (1, 2, 3, 4, 5): {"nodes": 7, "seconds": 0.5},
+                  (1, 2, 3, 9): {"nodes": 11, "seconds": 2.0}}
+    ckpt.lines = {(1, 2, 3, 4, 5, 6): {"placer_wins": True}, (1, 2, 8, 9, 10): {}}
+    assert ckpt.lost_below((1, 2, 3, 4)) == {"nodes": 12, "seconds": 1.5}
+    assert ckpt.lost_below((1, 2, 3)) == {"nodes": 23, "seconds": 3.5}
+    assert ckpt.lost_below((1, 2, 8)) is None
+    ckpt.drop_lines((1, 2, 3, 4))
+    assert set(ckpt.split) == {(1, 2, 3, 9)} and set(ckpt.lines) == {(1, 2, 8, 9, 10)}
+    ckpt.drop_moves(1, 2, 3)  # an answer decided: everything below it goes
+    assert not ckpt.split and set(ckpt.lines) == {(1, 2, 8, 9, 10)}
