@@ -986,25 +986,30 @@ def run(
             raise TimeoutError
 
     mirror = {p: reply_representatives(size, p) for p in todo} if split != "class" else {}
-    answers_of: dict[tuple[int, int], tuple[list[int], dict[int, int]]] = {}
+    def position(path: tuple[int, ...]) -> trike.TrikePosition:
+        """The position after the opening ``path[0]`` and the moves ``path[1:]``."""
+        pos = trike.opening(size, path[0])
+        for d in path[1:]:
+            pos = pos.play(d)
+        return pos
+
+    children_of: dict[tuple[int, ...], tuple[list[int], dict[int, int]]] = {}
+
+    def children(path: tuple[int, ...]) -> tuple[list[int], dict[int, int]]:
+        """The moves at the end of ``path`` (search order) and their mirror map."""
+        if path not in children_of:
+            pos = position(path)
+            order = search_order(pos)
+            children_of[path] = order, move_representatives(pos, order)
+        return children_of[path]
 
     def answers(p: int, r: int) -> tuple[list[int], dict[int, int]]:
         """The placer's answers to reply ``r`` (search order) and their mirror map."""
-        if (p, r) not in answers_of:
-            order = answer_order(size, p, r)
-            answers_of[p, r] = order, move_representatives(
-                trike.opening(size, p).play(r), order)
-        return answers_of[p, r]
-
-    moves_of: dict[tuple[int, int, int], tuple[list[int], dict[int, int]]] = {}
+        return children((p, r))
 
     def moves(p: int, r: int, a: int) -> tuple[list[int], dict[int, int]]:
         """The mover's moves after answer ``a`` (search order) and their mirror map."""
-        if (p, r, a) not in moves_of:
-            pos = trike.opening(size, p).play(r).play(a)
-            order = search_order(pos)
-            moves_of[p, r, a] = order, move_representatives(pos, order)
-        return moves_of[p, r, a]
+        return children((p, r, a))
 
     def usable(row: dict | None) -> bool:
         return row is not None and (win_loss_only or row["margin"] is not None)
@@ -1054,24 +1059,9 @@ def run(
         if path not in visits_of:
             ranked = order
             if unit_order == "agent" and len(order) > 1:
-                pos = trike.opening(size, path[0])
-                for d in path[1:]:
-                    pos = pos.play(d)
-                ranked = unit_orders.agent_order(pos, order)
+                ranked = unit_orders.agent_order(position(path), order)
             visits_of[path] = list(dict.fromkeys(rep[m] for m in ranked))
         return visits_of[path]
-
-    children_of: dict[tuple[int, ...], tuple[list[int], dict[int, int]]] = {}
-
-    def children(path: tuple[int, ...]) -> tuple[list[int], dict[int, int]]:
-        """The moves at the end of a line (search order) and their mirror map."""
-        if path not in children_of:
-            pos = trike.opening(size, path[0])
-            for d in path[1:]:
-                pos = pos.play(d)
-            order = search_order(pos)
-            children_of[path] = order, move_representatives(pos, order)
-        return children_of[path]
 
     def line_settled(path: tuple[int, ...]) -> bool:
         """Whether a line (four points or more) or a line above it is decided."""
