@@ -30,6 +30,7 @@ from trilab.solver.trike import dfpn, retrograde
 from trilab.solver.trike import engine as trike
 from trilab.solver.trike.alphabeta import AlphaBetaSolver, warm_up
 from trilab.solver.trike.dfpn import DfpnSolver
+from trilab.solver.trike.stack_file import SearchCheckpoint
 
 METHODS = ("alphabeta", "dfpn", "retrograde")
 SPLITS = ("class", "replies", "moves")
@@ -56,7 +57,9 @@ SPLIT_AFTER_NODES = 4_000_000_000
 """A move-split unit (a move after an answer, or a line below one) that a
 stopped run left unfinished after at least this many nodes is split into its
 children on the next run (:func:`run`): about ten minutes of two size-9 threads,
-so a unit longer than a session stops being redone from nothing each time."""
+so a unit longer than a session stops being redone from nothing each time.  A unit
+whose search stack is saved (:func:`stack_file`: win/loss alpha-beta units) is not
+split: it resumes from the stack instead."""
 DEFAULT_TT_MB: dict[int, float] = {2: 4, 3: 4, 4: 4, 5: 4, 6: 16, 7: 256, 8: 4096, 9: 4096,
                                    10: 4096}
 """Transposition table per worker (MiB) when ``tt_mb`` is not given, chosen by
@@ -103,6 +106,15 @@ def _solver(size: int, tt_mb: float, method: str = "alphabeta",
     return solver
 
 
+def stack_file(progress_file: str) -> str:
+    """Where the task whose progress goes to ``progress_file`` saves its search stack:
+    ``<checkpoint>.stack-<unit>.npz`` beside ``<checkpoint>.progress-<unit>.json``."""
+    head, sep, tail = progress_file.rpartition(".progress-")
+    if not sep:
+        return progress_file + ".stack.npz"
+    return f"{head}.stack-{tail.removesuffix('.json')}.npz"
+
+
 def solve_opening_search(
     size: int,
     point: int,
@@ -147,6 +159,11 @@ def solve_opening_search(
     table, only node counts do; clearing a 256 MiB table for each of the 115
     answers of size 7 took 4.5 s of its 30).  ``progress_file`` receives the nodes and seconds spent
     so far every 30 s (atomic JSON writes), so unfinished work is on record.
+    An alpha-beta win/loss search with a ``progress_file`` also saves its search
+    stack beside it as often (:func:`stack_file`,
+    :mod:`trilab.solver.trike.stack_file`), and a task whose stack is there goes
+    on from it: the row's ``nodes`` and ``seconds`` then include the saved
+    stack's, recorded again under ``resumed``.
     """
     if method == "dfpn" and not win_loss_only:
         raise ValueError("df-pn answers win/loss only")
@@ -154,15 +171,34 @@ def solve_opening_search(
                 threads)
     t0 = time.perf_counter()
     last = [t0]
+    saved = None
+    if progress_file and win_loss_only and method == "alphabeta":
+        saved = SearchCheckpoint(stack_file(progress_file), PROGRESS_EVERY_SECONDS)
+    if isinstance(s, AlphaBetaSolver):
+        s.checkpoint = saved  # (a stopped task's is replaced here)
+
+    def done(row: dict) -> dict:
+        s.progress = None
+        if saved is not None:
+            s.checkpoint = None
+            if saved.resumed:
+                row["nodes"] += saved.prior_nodes
+                row["seconds"] = round(row["seconds"] + saved.prior_seconds, 3)
+                row["resumed"] = {"nodes": saved.prior_nodes,
+                                  "seconds": round(saved.prior_seconds, 1)}
+        return row
 
     def report(nodes: int) -> None:
+        if saved is not None:
+            nodes += saved.prior_nodes
         if progress is not None:
             progress(nodes)
         now = time.perf_counter()
         if progress_file and now - last[0] >= PROGRESS_EVERY_SECONDS:
             last[0] = now
             try:
-                record = {"point": point, "nodes": nodes, "seconds": round(now - t0, 1)}
+                seconds = now - t0 + (saved.prior_seconds if saved is not None else 0.0)
+                record = {"point": point, "nodes": nodes, "seconds": round(seconds, 1)}
                 if reply >= 0:
                     record["reply"] = reply
                 if answer >= 0:
@@ -190,10 +226,9 @@ def solve_opening_search(
             win, margin, remoteness = sol.win, sol.margin, sol.remoteness
             if not placer_to_move:
                 win, margin = not win, -margin
-        s.progress = None
-        return {"line": [point, reply, answer, move, *line], "placer_wins": bool(win),
+        return done({"line": [point, reply, answer, move, *line], "placer_wins": bool(win),
                 "margin": margin, "remoteness": remoteness, "nodes": s.nodes,
-                "seconds": round(time.perf_counter() - t0, 3)}
+                "seconds": round(time.perf_counter() - t0, 3)})
     if move >= 0:
         after = pos.play(reply).play(answer).play(move)  # the placer to move
         if win_loss_only:
@@ -201,10 +236,9 @@ def solve_opening_search(
         else:
             sol = s.solve_position(after, count_winning_moves=False)
             win, margin, remoteness = sol.win, sol.margin, sol.remoteness
-        s.progress = None
-        return {"reply": reply, "answer": answer, "move": move, "placer_wins": bool(win),
+        return done({"reply": reply, "answer": answer, "move": move, "placer_wins": bool(win),
                 "margin": margin, "remoteness": remoteness, "nodes": s.nodes,
-                "seconds": round(time.perf_counter() - t0, 3)}
+                "seconds": round(time.perf_counter() - t0, 3)})
     if answer >= 0:
         grandchild = pos.play(reply).play(answer)  # the mover to move
         if win_loss_only:
@@ -212,10 +246,9 @@ def solve_opening_search(
         else:
             sol = s.solve_position(grandchild, count_winning_moves=False)
             win, margin, remoteness = not sol.win, -sol.margin, sol.remoteness
-        s.progress = None
-        return {"reply": reply, "answer": answer, "placer_wins": bool(win), "margin": margin,
+        return done({"reply": reply, "answer": answer, "placer_wins": bool(win), "margin": margin,
                 "remoteness": remoteness, "nodes": s.nodes,
-                "seconds": round(time.perf_counter() - t0, 3)}
+                "seconds": round(time.perf_counter() - t0, 3)})
     if reply >= 0:
         child = pos.play(reply)
         if win_loss_only:
@@ -223,25 +256,23 @@ def solve_opening_search(
         else:
             sol = s.solve_position(child, count_winning_moves=False)  # alpha-beta
             win, margin, remoteness = sol.win, sol.margin, sol.remoteness
-        s.progress = None
-        return {"reply": reply, "placer_wins": bool(win), "margin": margin,
+        return done({"reply": reply, "placer_wins": bool(win), "margin": margin,
                 "remoteness": remoteness, "nodes": s.nodes,
-                "seconds": round(time.perf_counter() - t0, 3)}
+                "seconds": round(time.perf_counter() - t0, 3)})
     if win_loss_only:
         win = s.is_win(pos)
         margin = remoteness = replies = None
     else:
         sol = s.solve_position(pos)
         win, margin, remoteness, replies = sol.win, -sol.margin, sol.remoteness, sol.winning_moves
-    s.progress = None
-    return {
+    return done({
         "winner": "mover" if win else "placer",
         "margin": margin,
         "remoteness": remoteness,
         "winning_replies": replies,
         "nodes": s.nodes,
         "seconds": round(time.perf_counter() - t0, 3),
-    }
+    })
 
 
 def combine_replies(rows: dict[int, dict], replies: list[int], win_loss_only: bool) -> dict | None:
@@ -715,8 +746,9 @@ class Checkpoint:
     def discard(path: Path) -> Path | None:
         """Set an existing checkpoint aside (``*.discarded``) and drop its progress
         files, so the next run starts from nothing (``--restart``)."""
-        for f in path.parent.glob(path.name + ".progress-*.json"):
-            f.unlink(missing_ok=True)
+        for pattern in (".progress-*.json", ".stack-*.npz"):
+            for f in path.parent.glob(path.name + pattern):
+                f.unlink(missing_ok=True)
         return _set_aside(path, "discarded") if path.exists() else None
 
     def done(self, point: int, win_loss_only: bool) -> dict | None:
@@ -859,12 +891,16 @@ class Checkpoint:
 
     def mark_long_units(self, min_nodes: float) -> list[tuple[int, ...]]:
         """Mark for splitting every move-split unit (a move after an answer, or
-        a line below one) left unfinished after at least ``min_nodes`` nodes;
+        a line below one) left unfinished after at least ``min_nodes`` nodes,
+        unless its search stack is saved (it resumes from that instead);
         return the lines newly marked.  Their progress files go: the units
         that replace them keep their own."""
         marked = []
         for tag, data in self.unfinished_work().items():
             path = parse_line_tag(tag)
+            stack = self.progress_file(*path[:4], line=path[4:])
+            if stack is not None and Path(stack_file(stack)).exists():
+                continue  # its saved search stack resumes it instead
             if len(path) >= 4 and data.get("nodes", 0) >= min_nodes and path not in self.split:
                 self.split[path] = {"nodes": int(data["nodes"]),
                                     "seconds": float(data.get("seconds", 0.0))}
@@ -880,6 +916,7 @@ class Checkpoint:
         f = self.progress_file(point, reply, answer, move, line)
         if f:
             Path(f).unlink(missing_ok=True)
+            Path(stack_file(f)).unlink(missing_ok=True)
 
 
 def run(
@@ -923,7 +960,12 @@ def run(
     (the placer's answers to the move, then the mover's moves after an
     answer, ...: the same rules one ply down, :func:`combine_answers` and
     :func:`combine_moves`), each a unit saved on its own, so no unit is
-    redone from nothing run after run.  ``on_ready()`` is called
+    redone from nothing run after run.  In a win/loss alpha-beta run every unit
+    also saves its search stack every 30 s (:func:`stack_file`), and a unit
+    started again goes on from it, with an empty table (so with somewhat more
+    nodes than the rest of the search would have taken): whatever the split, a
+    stop loses at most the last 30 s of each running unit, and such a unit is
+    resumed rather than split.  ``on_ready()`` is called
     once the kernels are loaded, just before the search starts.  ``unit_order``
     is the order in which a split run tries the units below a node
     (:mod:`trilab.analysis.trike.unit_order`): ``"search"`` (the search's root

@@ -67,6 +67,7 @@ import numpy as np
 from trilab.solver.jit import kernel
 from trilab.solver.trike import engine as trike
 from trilab.solver.trike.engine import TrikePosition
+from trilab.solver.trike.stack_file import STACK_FORMAT, SearchCheckpoint
 
 MODE_MARGIN = 0
 MODE_REMOTENESS = 1
@@ -552,6 +553,8 @@ class AlphaBetaSolver:
         self.use_symmetry = use_symmetry
         self.stats = np.zeros(4, dtype=np.int64)
         self.max_margin = MAX_MARGIN
+        self.checkpoint: SearchCheckpoint | None = None
+        """Where each probe's stack is saved and resumed from (None: nowhere)."""
 
     @property
     def nodes(self) -> int:
@@ -582,17 +585,34 @@ class AlphaBetaSolver:
         def new_stack():
             return _new_stack(np.uint64(mine), np.uint64(theirs), pawn, alpha, beta, t.symmetry)
 
+        saved = self.checkpoint
+        key = self._probe_key(mode, mine, theirs, pawn, alpha, beta)
+        first = new_stack()
+        if saved is not None:
+            first = saved.load(key, first) or first
+
         if self.threads == 1:
-            stack = new_stack()
+            stack = first
             while True:
                 finished, v = chunk(stack, self.stats, 0)
                 if finished:
                     return int(v)
+                if saved is not None and saved.due():
+                    saved.save(key, stack, self.nodes)
                 if self.progress is not None:
                     self.progress(self.nodes)
-        return self._probe_smp(chunk, new_stack)
+        return self._probe_smp(chunk, new_stack, first, key)
 
-    def _probe_smp(self, chunk, new_stack) -> int:
+    def _probe_key(self, mode: int, mine: int, theirs: int, pawn: int, alpha: int,
+                   beta: int) -> str:
+        """What a saved stack must match to be resumed by this probe
+        (:mod:`trilab.solver.trike.stack_file`)."""
+        return (f"trike-alphabeta v{STACK_FORMAT} size {self.size} mode {mode} "
+                f"mine {mine:#x} theirs {theirs:#x} pawn {pawn} window {alpha} {beta} "
+                f"symmetry {int(self.use_symmetry)} region {int(self.region_keys)} "
+                f"tt-min-moves {self.tt_min_moves} maxply {_MAXPLY}")
+
+    def _probe_smp(self, chunk, new_stack, first, key) -> int:
         """The calling thread and ``threads - 1`` helpers search the same root
         in chunks, sharing the table and a busy map of the nodes in the first
         ``defer_plies`` plies; the first result wins and stops the others
@@ -619,15 +639,20 @@ class AlphaBetaSolver:
                    for h in range(1, self.threads)]
         for w in workers:
             w.start()
+        saved = self.checkpoint
         try:
-            stack = new_stack()
+            stack = first
             while not stop.is_set():
                 finished, v = chunk(stack, self.stats, 0)
                 if finished:
                     answer.insert(0, int(v))
                     stop.set()
-                elif self.progress is not None:
-                    self.progress(self.nodes + sum(int(s[0]) for s in helper_stats))
+                    break
+                nodes = self.nodes + sum(int(s[0]) for s in helper_stats)
+                if saved is not None and saved.due():
+                    saved.save(key, stack, nodes)
+                if self.progress is not None:
+                    self.progress(nodes)
         finally:
             stop.set()
             for w in workers:

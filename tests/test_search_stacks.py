@@ -1,0 +1,164 @@
+"""Saved search stacks: a stopped alpha-beta search goes on where it was saved."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from trilab.analysis.trike import openings as trike_openings
+from trilab.solver.trike import alphabeta
+from trilab.solver.trike import engine as trike
+from trilab.solver.trike.alphabeta import AlphaBetaSolver
+from trilab.solver.trike.stack_file import SearchCheckpoint
+
+SIZE = 7
+POINT, REPLY = 3, 10  # a size-7 reply of about 7.5 M nodes (the placer to move)
+CHUNK = 1 << 16
+
+
+class Stop(Exception):
+    pass
+
+
+def position():
+    return trike.opening(SIZE, POINT).play(REPLY)
+
+
+def stopped_search(path: Path, threads: int, after: int) -> None:
+    """A search of :func:`position` saving its stack at every chunk, stopped after
+    ``after`` nodes."""
+    s = AlphaBetaSolver(SIZE, tt_mb=32, chunk_nodes=CHUNK, threads=threads)
+    s.checkpoint = SearchCheckpoint(path, every_seconds=0.0)
+
+    def stop(nodes: int) -> None:
+        if nodes > after:
+            raise Stop
+
+    s.progress = stop
+    with pytest.raises(Stop):
+        s.is_win(position())
+
+
+@pytest.fixture(scope="module")
+def whole() -> tuple[bool, int]:
+    s = AlphaBetaSolver(SIZE, tt_mb=32, chunk_nodes=CHUNK)
+    return s.is_win(position()), s.nodes
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_stopped_search_resumes_from_its_stack_with_the_same_answer(tmp_path, whole, threads):
+    win, nodes = whole
+    path = tmp_path / "stack.npz"
+    stopped_search(path, threads, nodes // 2)
+    assert path.exists()
+    s = AlphaBetaSolver(SIZE, tt_mb=32, chunk_nodes=CHUNK, threads=threads)  # an empty table
+    s.checkpoint = saved = SearchCheckpoint(path, every_seconds=0.0)
+    assert s.is_win(position()) == win
+    assert saved.resumed and saved.prior_nodes > nodes // 2 and saved.prior_seconds > 0
+    if threads == 1:  # the work before the stop is not done again
+        assert s.nodes < nodes - nodes // 4
+
+
+def test_a_stack_of_another_probe_or_a_damaged_one_is_not_resumed(tmp_path, whole, monkeypatch):
+    win, nodes = whole
+    path = tmp_path / "stack.npz"
+    stopped_search(path, 1, nodes // 2)
+    saved_bytes = path.read_bytes()
+    # another position (the mirror image of the same one: the same answer, another root)
+    mirror = position().transformed(1)
+    s = AlphaBetaSolver(SIZE, tt_mb=32, chunk_nodes=CHUNK)
+    s.checkpoint = other = SearchCheckpoint(path, every_seconds=1e9)
+    assert s.is_win(mirror) == win and not other.resumed
+    # another solver setting that shapes the search
+    path.write_bytes(saved_bytes)
+    s = AlphaBetaSolver(SIZE, tt_mb=32, chunk_nodes=CHUNK, tt_min_moves=2)
+    s.checkpoint = other = SearchCheckpoint(path, every_seconds=1e9)
+    assert s.is_win(position()) == win and not other.resumed
+    # another format version
+    monkeypatch.setattr(alphabeta, "STACK_FORMAT", 999)
+    s = AlphaBetaSolver(SIZE, tt_mb=32, chunk_nodes=CHUNK)
+    s.checkpoint = other = SearchCheckpoint(path, every_seconds=1e9)
+    assert s.is_win(position()) == win and not other.resumed
+    monkeypatch.undo()
+    # damaged files
+    for junk in (b"", b"not a zip", saved_bytes[: len(saved_bytes) // 2]):
+        path.write_bytes(junk)
+        s = AlphaBetaSolver(SIZE, tt_mb=32, chunk_nodes=CHUNK)
+        s.checkpoint = other = SearchCheckpoint(path, every_seconds=1e9)
+        assert s.is_win(position()) == win and not other.resumed
+    # arrays of other shapes under the right key
+    path.write_bytes(saved_bytes)
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["ist"] = arrays["ist"][:-1]
+    np.savez(path, **arrays)
+    s = AlphaBetaSolver(SIZE, tt_mb=32, chunk_nodes=CHUNK)
+    s.checkpoint = other = SearchCheckpoint(path, every_seconds=1e9)
+    assert s.is_win(position()) == win and not other.resumed
+
+
+def test_a_stopped_unit_resumes_and_counts_all_its_work(tmp_path, monkeypatch):
+    """A run's unit (here a reply) saves its stack beside its progress file; the
+    task run again goes on from it, and its row counts the nodes before the stop;
+    finishing the unit removes both files."""
+    monkeypatch.setattr(trike_openings, "PROGRESS_EVERY_SECONDS", 0.0)
+    ckpt = trike_openings.Checkpoint(tmp_path / "c.json", SIZE)
+    progress_file = ckpt.progress_file(POINT, REPLY)
+    stack = Path(trike_openings.stack_file(progress_file))
+    assert stack.name == "c.json.stack-3-10.npz"
+    direct = trike_openings.solve_opening_search(SIZE, POINT, 16, True, None, None, REPLY)
+
+    def stop(nodes: int) -> None:
+        if nodes > 1_000_000:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(alphabeta.AlphaBetaSolver, "__init__", _small_chunks(
+        alphabeta.AlphaBetaSolver.__init__))
+    trike_openings._SOLVERS.clear()
+    with pytest.raises(KeyboardInterrupt):
+        trike_openings.solve_opening_search(SIZE, POINT, 16, True, progress_file, stop, REPLY)
+    assert stack.exists() and Path(progress_file).exists()
+    recorded = json.loads(Path(progress_file).read_text())["nodes"]
+    row = trike_openings.solve_opening_search(SIZE, POINT, 16, True, progress_file, None, REPLY)
+    assert row["placer_wins"] == direct["placer_wins"]
+    # the stack was saved at the stop, the progress record a chunk before it
+    assert row["resumed"]["nodes"] > 1_000_000 and row["resumed"]["nodes"] >= recorded
+    assert row["nodes"] > row["resumed"]["nodes"]
+    ckpt.clear_progress(POINT, REPLY)
+    assert not stack.exists() and not Path(progress_file).exists()
+    # a full-values task saves no stack (several probes)
+    with pytest.raises(KeyboardInterrupt):
+        trike_openings.solve_opening_search(SIZE, POINT, 16, False, progress_file, stop, REPLY)
+    assert not stack.exists()
+    trike_openings._SOLVERS.clear()
+
+
+def _small_chunks(init):
+    def patched(self, *args, **kwargs):
+        kwargs["chunk_nodes"] = CHUNK
+        init(self, *args, **kwargs)
+    return patched
+
+
+def test_a_long_unit_with_a_saved_stack_is_resumed_not_split(tmp_path):
+    ckpt = trike_openings.Checkpoint(tmp_path / "c.json", SIZE)
+    for move, with_stack in ((12, True), (13, False)):
+        f = ckpt.progress_file(POINT, REPLY, 5, move)
+        Path(f).write_text(json.dumps({"point": POINT, "reply": REPLY, "answer": 5,
+                                       "move": move, "nodes": 10**12, "seconds": 3600.0}))
+        if with_stack:
+            Path(trike_openings.stack_file(f)).write_bytes(b"a stack")
+    assert ckpt.mark_long_units(10**9) == [(POINT, REPLY, 5, 13)]
+    assert Path(trike_openings.stack_file(ckpt.progress_file(POINT, REPLY, 5, 12))).exists()
+    # --restart drops the stacks with the progress files
+    trike_openings.Checkpoint.discard(tmp_path / "c.json")
+    assert [f.name for f in tmp_path.iterdir()] == ["c.json.discarded"]
+
+
+def test_a_folder_that_cannot_be_written_skips_the_save(tmp_path, whole):
+    s = AlphaBetaSolver(SIZE, tt_mb=32, chunk_nodes=CHUNK)
+    s.checkpoint = SearchCheckpoint(tmp_path / "missing" / "stack.npz", every_seconds=0.0)
+    assert s.is_win(position()) == whole[0]
+    assert not (tmp_path / "missing").exists()
