@@ -162,3 +162,50 @@ def test_a_folder_that_cannot_be_written_skips_the_save(tmp_path, whole):
     s.checkpoint = SearchCheckpoint(tmp_path / "missing" / "stack.npz", every_seconds=0.0)
     assert s.is_win(position()) == whole[0]
     assert not (tmp_path / "missing").exists()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_resumed_searches_agree_with_whole_ones_on_random_positions(tmp_path, threads):
+    """Differential: random size-6 positions, stopped at several points of a
+    win/loss search and of an exact-margin search (several probes: the stopped
+    probe resumes, the others start afresh), give the whole search's answers."""
+    import random
+
+    rng = random.Random(threads)
+    checked = resumed = 0
+    while checked < 10:
+        pos = trike.opening(6, rng.randrange(21))
+        for _ in range(rng.randrange(1, 5)):
+            if pos.legal_moves():
+                pos = pos.play(rng.choice(pos.legal_moves()))
+        if pos.is_terminal():
+            continue
+        ref = AlphaBetaSolver(6, tt_mb=4, chunk_nodes=1 << 10)
+        win = ref.is_win(pos)
+        ref.reset()
+        margin, total = ref.margin(pos), ref.nodes
+        if total < 1 << 13:
+            continue
+        checked += 1
+        for fraction in (0.2, 0.6):
+            for ask in ("is_win", "margin"):
+                path = tmp_path / f"{checked}-{fraction}-{ask}.npz"
+                s = AlphaBetaSolver(6, tt_mb=4, chunk_nodes=1 << 10, threads=threads)
+                s.checkpoint = SearchCheckpoint(path, every_seconds=0.0)
+
+                def stop(nodes: int, after=int(total * fraction)) -> None:
+                    if nodes > after:
+                        raise Stop
+
+                s.progress = stop
+                try:
+                    getattr(s, ask)(pos)
+                except Stop:
+                    pass
+                s = AlphaBetaSolver(6, tt_mb=4, chunk_nodes=1 << 10, threads=threads)
+                s.checkpoint = saved = SearchCheckpoint(path, every_seconds=0.0)
+                assert getattr(s, ask)(pos) == (win if ask == "is_win" else margin)
+                resumed += saved.resumed
+    # of the 40 stops; a stop in a later probe of a margin search is not resumed (the
+    # earlier probes, run again, save their own stacks over it)
+    assert resumed >= 30
