@@ -107,6 +107,7 @@ results-trio-strong: install
 bench: install
 	$(PY) benchmarks/bench_cli.py --cli 2 6 --tt 5 6 7
 	$(PY) benchmarks/bench_trike.py --sizes 5 6 --scaling 7
+	$(PY) benchmarks/bench_trike.py --resume 0.25 0.5 0.75
 	$(PY) benchmarks/bench_montecarlo.py
 	$(PY) benchmarks/bench_agents.py --note "$(BENCH_NOTE)"
 	$(PY) benchmarks/bench_timed_moves.py --note "$(BENCH_NOTE)"

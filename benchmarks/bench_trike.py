@@ -23,7 +23,15 @@ thread and with two sharing the table (``AlphaBetaSolver(threads=2)``),
 side by side, into ``results/bench/trike-threads.csv``; run it on an
 otherwise idle machine, the two threads need both cores.
 
+A sixth (``--resume 0.25 0.5 0.75``) measures what a stop costs a search that
+saves its stack (:mod:`trilab.solver.trike.stack_file`): each size-7 class,
+win/loss, stopped after the given fractions of its whole search's nodes and
+resumed from the saved stack with an empty table, into
+``results/bench/trike-resume.csv`` (node counts are exact: it may run beside
+other work).
+
     python benchmarks/bench_trike.py [--sizes 5 6] [--tt-mb 1024] [--tt-min-moves 2 3 4 5]
+    python benchmarks/bench_trike.py --resume 0.25 0.5 0.75
     python benchmarks/bench_trike.py --dfpn 2 4
     python benchmarks/bench_trike.py --threads 1 2
 """
@@ -129,6 +137,61 @@ def timed_win(solver, pos: trike.TrikePosition) -> tuple[bool, float]:
     t0 = time.perf_counter()
     win = solver.is_win(pos)
     return win, time.perf_counter() - t0
+
+
+def resume(fractions: list[float], out: Path) -> None:
+    """Nodes of a whole win/loss search against the same search stopped after a
+    fraction of them and resumed from its saved stack with an empty table."""
+    import tempfile
+
+    from trilab.solver.trike.stack_file import SearchCheckpoint
+
+    class Stop(Exception):
+        pass
+
+    rows = []
+    size = 7
+    chunk = 1 << 18
+    with tempfile.TemporaryDirectory() as tmp:
+        for _, point, _, pos in [p for p in benchmark_positions() if p[0] == size]:
+            solver = AlphaBetaSolver(size, tt_mb=trike_openings.default_tt_mb(size),
+                                     chunk_nodes=chunk)
+            win, _ = timed_win(solver, pos)
+            whole = solver.nodes
+            for fraction in fractions:
+                path = Path(tmp) / f"{point}-{fraction}.npz"
+
+                def stop(nodes: int, after: int = int(whole * fraction)) -> None:
+                    if nodes > after:
+                        raise Stop
+
+                solver.reset()
+                solver.checkpoint = SearchCheckpoint(path, every_seconds=0.0)
+                solver.progress = stop
+                try:
+                    solver.is_win(pos)
+                    continue  # finished before the stop: nothing to resume
+                except Stop:
+                    pass
+                solver.progress = None
+                solver.reset()
+                solver.checkpoint = saved = SearchCheckpoint(path, every_seconds=0.0)
+                assert solver.is_win(pos) == win and saved.resumed
+                solver.checkpoint = None
+                before, after = saved.prior_nodes, solver.nodes
+                rows.append({"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                             "commit": artifacts.git_commit(), "size": size, "opening": point,
+                             "stopped_at": fraction, "whole_nodes": whole,
+                             "nodes_before_stop": before, "nodes_after_resume": after,
+                             "extra_nodes": before + after - whole,
+                             "extra_share": round((before + after - whole) / whole, 4)})
+                print(f"size {size} opening {point:>2} stop at {fraction:.2f}: whole {whole:,}, "
+                      f"{before:,} + {after:,} resumed ({rows[-1]['extra_share']:+.1%})",
+                      flush=True)
+    artifacts.append_csv(out, rows)
+    total = sum(r["whole_nodes"] for r in rows)
+    extra = sum(r["extra_nodes"] for r in rows)
+    print(f"appended {len(rows)} rows to {out}; the stops cost {extra / total:+.1%} nodes")
 
 
 def tt_min_moves(settings: list[int], out: Path) -> None:
@@ -270,9 +333,15 @@ def main() -> None:
                          "epsilon trick) on size 7 and size-8 replies")
     ap.add_argument("--threads", type=int, nargs="+", default=None, metavar="N",
                     help="only time these search thread counts on size 7 and size-8 replies")
+    ap.add_argument("--resume", type=float, nargs="+", default=None, metavar="FRACTION",
+                    help="only measure stops at these fractions of size-7 searches, resumed "
+                         "from their saved stacks")
     args = ap.parse_args()
 
     compile_s = warm_up()
+    if args.resume:
+        resume(args.resume, Path(args.out).with_name("trike-resume.csv"))
+        return
     if args.threads:
         threads(args.threads, Path(args.out).with_name("trike-threads.csv"))
         return
