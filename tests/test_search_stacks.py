@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+from trilab.analysis import executors
 from trilab.analysis.trike import openings as trike_openings
 from trilab.solver.trike import alphabeta
 from trilab.solver.trike import engine as trike
@@ -142,16 +144,18 @@ def _small_chunks(init):
     return patched
 
 
-def test_a_long_unit_with_a_saved_stack_is_resumed_not_split(tmp_path):
+def test_a_long_unit_left_by_another_run_is_split_stack_and_all(tmp_path):
+    """A unit past the split limit (a run with a higher one left it) is split
+    on the next run even with a saved stack, which goes with its progress."""
     ckpt = trike_openings.Checkpoint(tmp_path / "c.json", SIZE)
-    for move, with_stack in ((12, True), (13, False)):
+    for move, nodes in ((12, 10**12), (13, 10**6)):
         f = ckpt.progress_file(POINT, REPLY, 5, move)
         Path(f).write_text(json.dumps({"point": POINT, "reply": REPLY, "answer": 5,
-                                       "move": move, "nodes": 10**12, "seconds": 3600.0}))
-        if with_stack:
-            Path(trike_openings.stack_file(f)).write_bytes(b"a stack")
-    assert ckpt.mark_long_units(10**9) == [(POINT, REPLY, 5, 13)]
-    assert Path(trike_openings.stack_file(ckpt.progress_file(POINT, REPLY, 5, 12))).exists()
+                                       "move": move, "nodes": nodes, "seconds": 3600.0}))
+        Path(trike_openings.stack_file(f)).write_bytes(b"a stack")
+    assert ckpt.mark_long_units(10**9) == [(POINT, REPLY, 5, 12)]
+    assert not Path(trike_openings.stack_file(ckpt.progress_file(POINT, REPLY, 5, 12))).exists()
+    assert Path(trike_openings.stack_file(ckpt.progress_file(POINT, REPLY, 5, 13))).exists()
     # --restart drops the stacks with the progress files
     trike_openings.Checkpoint.discard(tmp_path / "c.json")
     assert [f.name for f in tmp_path.iterdir()] == ["c.json.discarded"]
@@ -209,3 +213,50 @@ def test_resumed_searches_agree_with_whole_ones_on_random_positions(tmp_path, th
     # of the 40 stops; a stop in a later probe of a margin search is not resumed (the
     # earlier probes, run again, save their own stacks over it)
     assert resumed >= 30
+
+
+class _Prefetching(executors.SerialExecutor):
+    """In process, but the next task is taken before a result is handled, as a
+    pool of workers does."""
+
+    def run(self, fn, tasks, timeout=None):
+        it = iter(tasks)
+        pending = next(it, None)
+        while pending is not None:
+            row = fn(*pending)
+            following = next(it, None)
+            yield pending, row
+            pending = following
+
+
+@pytest.mark.parametrize("prefetch", [False, True])
+def test_units_past_the_limit_are_split_in_the_same_run(tmp_path, monkeypatch, prefetch):
+    """A move-split run whose units give up after 30,000 nodes splits them
+    as they go (deeper where a child is long too) and finishes with the table the
+    whole-class search gives; with workers that take tasks ahead, the children of
+    a unit split late are run in another pass."""
+    whole = trike_openings.run(6, tt_mb=16, split="replies", win_loss_only=True)
+    monkeypatch.setattr(alphabeta.AlphaBetaSolver, "__init__", _tiny_chunks(
+        alphabeta.AlphaBetaSolver.__init__))
+    trike_openings._SOLVERS.clear()
+    try:
+        study = trike_openings.run(6, tt_mb=16, split="moves", win_loss_only=True,
+                                   checkpoint_path=tmp_path / "c.json", split_after_nodes=30_000,
+                                   unit_order="search",
+                                   executor=_Prefetching() if prefetch else None)
+    finally:
+        trike_openings._SOLVERS.clear()
+    cols = ["point", "winner", "margin", "remoteness", "winning_replies"]
+    pd.testing.assert_frame_equal(whole.table[cols], study.table[cols])
+    split_now = study.extra["lines_split_now"]
+    assert len(split_now) >= 3 and any(len(tag.split("-")) > 4 for tag in split_now)
+    saved = json.loads((tmp_path / "c.json").read_text())
+    assert '"lost": {"nodes": ' in json.dumps(saved)
+    assert not list(tmp_path.glob("c.json.progress-*")) + list(tmp_path.glob("c.json.stack-*"))
+
+
+def _tiny_chunks(init):
+    def patched(self, *args, **kwargs):
+        kwargs["chunk_nodes"] = 1 << 9
+        init(self, *args, **kwargs)
+    return patched

@@ -54,12 +54,12 @@ SOLVER_VERSIONS = {"alphabeta": SOLVER_VERSION, "dfpn": "dfpn-1"}
 """What a checkpoint of each search method records (a run resumes only its own)."""
 PROGRESS_EVERY_SECONDS = 30.0
 SPLIT_AFTER_NODES = 4_000_000_000
-"""A move-split unit (a move after an answer, or a line below one) that a
-stopped run left unfinished after at least this many nodes is split into its
-children on the next run (:func:`run`): about ten minutes of two size-9 threads,
-so a unit longer than a session stops being redone from nothing each time.  A unit
-whose search stack is saved (:func:`stack_file`: win/loss alpha-beta units) is not
-split: it resumes from the stack instead."""
+"""A move-split unit (a move after an answer, or a line below one) that passes
+this many nodes is proven through its children instead (:func:`run`): about three
+minutes of two size-9 threads.  A win/loss alpha-beta run gives such a unit up at
+once and goes on with its children; one with exact values, or a unit a stopped run
+left past the limit, is split when the next run starts.  A shorter unit stopped
+with the run resumes from its saved search stack (:func:`stack_file`)."""
 DEFAULT_TT_MB: dict[int, float] = {2: 4, 3: 4, 4: 4, 5: 4, 6: 16, 7: 256, 8: 4096, 9: 4096,
                                    10: 4096}
 """Transposition table per worker (MiB) when ``tt_mb`` is not given, chosen by
@@ -106,6 +106,11 @@ def _solver(size: int, tt_mb: float, method: str = "alphabeta",
     return solver
 
 
+def _unit_path(args: tuple) -> tuple[int, ...]:
+    """A move-split task's unit: (point, reply, answer, move, *line)."""
+    return (args[1], args[6], args[8], args[10], *(args[11] if len(args) > 11 else ()))
+
+
 def stack_file(progress_file: str) -> str:
     """Where the task whose progress goes to ``progress_file`` saves its search stack:
     ``<checkpoint>.stack-<unit>.npz`` beside ``<checkpoint>.progress-<unit>.json``."""
@@ -128,6 +133,7 @@ def solve_opening_search(
     threads: int = 1,
     move: int = -1,
     line: tuple[int, ...] = (),
+    stop_after_nodes: float = 0,
 ) -> dict:
     """Solve the opening on ``point`` from scratch; values for the placer, as a row.
 
@@ -163,7 +169,10 @@ def solve_opening_search(
     stack beside it as often (:func:`stack_file`,
     :mod:`trilab.solver.trike.stack_file`), and a task whose stack is there goes
     on from it: the row's ``nodes`` and ``seconds`` then include the saved
-    stack's, recorded again under ``resumed``.
+    stack's, recorded again under ``resumed``.  With ``stop_after_nodes > 0``
+    the search gives up once it has cost that many nodes (the saved stack's
+    included) and returns ``{"too_long": True, "nodes", "seconds"}`` instead of
+    values: a run then splits the unit (:func:`run`).
     """
     if method == "dfpn" and not win_loss_only:
         raise ValueError("df-pn answers win/loss only")
@@ -191,6 +200,8 @@ def solve_opening_search(
     def report(nodes: int) -> None:
         if saved is not None:
             nodes += saved.prior_nodes
+        if stop_after_nodes > 0 and nodes >= stop_after_nodes:
+            raise _TooLong(nodes)
         if progress is not None:
             progress(nodes)
         now = time.perf_counter()
@@ -212,6 +223,28 @@ def solve_opening_search(
                 pass  # a remote worker may not see the folder: progress is optional
 
     s.progress = report
+    try:
+        return _search_unit(s, size, point, win_loss_only, reply, answer, move, line, t0, done)
+    except _TooLong as stop:
+        s.progress = None
+        if saved is not None:
+            s.checkpoint = None
+        seconds = time.perf_counter() - t0 + (saved.prior_seconds if saved is not None else 0.0)
+        return {"too_long": True, "nodes": stop.nodes, "seconds": round(seconds, 3)}
+
+
+class _TooLong(Exception):
+    """A unit past its node budget (:func:`solve_opening_search`)."""
+
+    def __init__(self, nodes: int):
+        super().__init__(nodes)
+        self.nodes = nodes
+
+
+def _search_unit(s, size: int, point: int, win_loss_only: bool, reply: int, answer: int,
+                 move: int, line: tuple[int, ...], t0: float, done: Callable[[dict], dict]
+                 ) -> dict:
+    """The search of :func:`solve_opening_search` once its solver is set up."""
     pos = trike.opening(size, point)
     if line:
         end = pos.play(reply).play(answer).play(move)
@@ -891,16 +924,13 @@ class Checkpoint:
 
     def mark_long_units(self, min_nodes: float) -> list[tuple[int, ...]]:
         """Mark for splitting every move-split unit (a move after an answer, or
-        a line below one) left unfinished after at least ``min_nodes`` nodes,
-        unless its search stack is saved (it resumes from that instead);
-        return the lines newly marked.  Their progress files go: the units
+        a line below one) left unfinished after at least ``min_nodes`` nodes
+        (a run splits its units as they pass the limit; this catches those of
+        runs with a higher one); return the lines newly marked.  Their progress files go: the units
         that replace them keep their own."""
         marked = []
         for tag, data in self.unfinished_work().items():
             path = parse_line_tag(tag)
-            stack = self.progress_file(*path[:4], line=path[4:])
-            if stack is not None and Path(stack_file(stack)).exists():
-                continue  # its saved search stack resumes it instead
             if len(path) >= 4 and data.get("nodes", 0) >= min_nodes and path not in self.split:
                 self.split[path] = {"nodes": int(data["nodes"]),
                                     "seconds": float(data.get("seconds", 0.0))}
@@ -910,6 +940,12 @@ class Checkpoint:
             for path in marked:
                 self.clear_progress(*path[:4], line=path[4:])
         return marked
+
+    def mark_split(self, path: tuple[int, ...], nodes: int, seconds: float) -> None:
+        """Mark the unit ``path`` (a move's four points or a longer line) for
+        proving through its children, having cost ``nodes`` and ``seconds``."""
+        self.split[path] = {"nodes": int(nodes), "seconds": float(seconds)}
+        self._write()
 
     def clear_progress(self, point: int, reply: int = -1, answer: int = -1,
                        move: int = -1, line: tuple[int, ...] = ()) -> None:
@@ -964,8 +1000,11 @@ def run(
     also saves its search stack every 30 s (:func:`stack_file`), and a unit
     started again goes on from it, with an empty table (so with somewhat more
     nodes than the rest of the search would have taken): whatever the split, a
-    stop loses at most the last 30 s of each running unit, and such a unit is
-    resumed rather than split.  ``on_ready()`` is called
+    stop loses at most the last 30 s of each running unit.  With the move split,
+    alpha-beta and win/loss only, a unit does not wait for the next run to be split: it gives
+    up as soon as it passes ``split_after_nodes`` (its saved stack's nodes
+    included) and the run goes on with its children (at once with one worker,
+    in a further pass over the units with several).  ``on_ready()`` is called
     once the kernels are loaded, just before the search starts.  ``unit_order``
     is the order in which a split run tries the units below a node
     (:mod:`trilab.analysis.trike.unit_order`): ``"search"`` (the search's root
@@ -1009,6 +1048,10 @@ def run(
     extra["resumed_classes"] = len(results)
     extra["split"] = split
     extra["unit_order"] = unit_order if split != "class" else None
+    # a move-split win/loss unit past this many nodes stops and is split at once (0: never;
+    # exact values take many probes a unit, so their units are split only between runs)
+    unit_budget = (split_after_nodes if split == "moves" and method == "alphabeta"
+                   and win_loss_only else 0)
     if split == "moves":
         extra["lines_split_now"] = [line_tag(x) for x in
                                     ckpt.mark_long_units(split_after_nodes)]
@@ -1165,7 +1208,10 @@ def run(
                 continue
             p, r, a, m = path[:4]
             yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(*child[:4], line=child[4:]),
-                   node_progress if serial else None, r, method, a, threads, m, child[4:])
+                   node_progress if serial else None, r, method, a, threads, m, child[4:],
+                   unit_budget)
+            if child in ckpt.split and children(child)[0]:  # split as it ran (one worker)
+                yield from line_tasks(child)
 
     def settled(p: int, r: int, a: int = -1) -> bool:
         """Whether the class, the reply or (given) the answer is decided."""
@@ -1238,52 +1284,74 @@ def run(
                             yield from line_tasks((p, r, a, m))
                             continue
                         yield (size, p, tt_mb, win_loss_only, ckpt.progress_file(p, r, a, m),
-                               node_progress if serial else None, r, method, a, threads, m)
+                               node_progress if serial else None, r, method, a, threads, m,
+                               (), unit_budget)
+                        if (p, r, a, m) in ckpt.split and children((p, r, a, m))[0]:
+                            yield from line_tasks((p, r, a, m))  # split as it ran
+
+    def record(args: tuple, row: dict) -> None:
+        """Save a finished unit's row and decide what it decides."""
+        p, r = args[1], args[6]
+        a, m = args[8], args[10]
+        line = args[11] if len(args) > 11 else ()
+        if line:
+            path = (p, r, a, m, *line)
+            ckpt.clear_progress(p, r, a, m, line)
+            # a unit finishing after a line above it was decided adds nothing
+            if not line_settled(path):
+                ckpt.save_line(path, row)
+                decide_up_from(path[:-1])
+        elif m >= 0:
+            ckpt.clear_progress(p, r, a, m)
+            # a move finishing after its answer, reply or class was decided adds nothing
+            if not settled(p, r, a):
+                ckpt.save_move(p, r, a, m, row)
+                decide_answer(p, r, a)
+                decide_reply(p, r)
+                decide(p)
+        elif a >= 0:
+            ckpt.clear_progress(p, r, a)
+            # an answer finishing after its reply or class was decided (by
+            # another worker's answer) adds nothing
+            if p not in results and not usable(ckpt.replies.get(p, {}).get(r)):
+                ckpt.save_answer(p, r, a, row)
+                decide_reply(p, r)
+                decide(p)
+        elif r < 0:
+            results[p] = row
+            ckpt.save(p, row)
+            ckpt.clear_progress(p)
+            if bar is not None:
+                bar.update(1)
+        else:
+            ckpt.save_reply(p, r, row)
+            ckpt.clear_progress(p, r)
+            decide(p)
 
     reason = None
     try:
         elapsed = time.perf_counter() - t0
         remaining = None if time_limit is None else max(0.0, time_limit - elapsed)
-        for args, row in executor.run(solve_opening_search, tasks(), timeout=remaining):
-            p, r = args[1], args[6]
-            a, m = args[8], args[10]
-            line = args[11] if len(args) > 11 else ()
-            if line:
-                path = (p, r, a, m, *line)
-                ckpt.clear_progress(p, r, a, m, line)
-                # a unit finishing after a line above it was decided adds nothing
-                if not line_settled(path):
-                    ckpt.save_line(path, row)
-                    decide_up_from(path[:-1])
-            elif m >= 0:
-                ckpt.clear_progress(p, r, a, m)
-                # a move finishing after its answer, reply or class was decided adds nothing
-                if not settled(p, r, a):
-                    ckpt.save_move(p, r, a, m, row)
-                    decide_answer(p, r, a)
-                    decide_reply(p, r)
-                    decide(p)
-            elif a >= 0:
-                ckpt.clear_progress(p, r, a)
-                # an answer finishing after its reply or class was decided (by
-                # another worker's answer) adds nothing
-                if p not in results and not usable(ckpt.replies.get(p, {}).get(r)):
-                    ckpt.save_answer(p, r, a, row)
-                    decide_reply(p, r)
-                    decide(p)
-            elif r < 0:
-                results[p] = row
-                ckpt.save(p, row)
-                ckpt.clear_progress(p)
-                if bar is not None:
-                    bar.update(1)
-            else:
-                ckpt.save_reply(p, r, row)
-                ckpt.clear_progress(p, r)
-                decide(p)
-            if time_limit is not None and time.perf_counter() - t0 > time_limit:
-                if len(results) < len(classes):
-                    raise TimeoutError
+        split_in_pass = True
+        while split_in_pass and len(results) < len(classes):
+            # a pass over the units; one that split a unit runs again for its children
+            split_in_pass = False
+            for args, row in executor.run(solve_opening_search, tasks(), timeout=remaining):
+                if row.get("too_long"):
+                    path = _unit_path(args)
+                    ckpt.clear_progress(*path[:4], line=path[4:])
+                    if not line_settled(path):
+                        ckpt.mark_split(path, row["nodes"], row["seconds"])
+                        extra.setdefault("lines_split_now", []).append(line_tag(path))
+                        split_in_pass = True
+                    row = None
+                if row is not None:
+                    record(args, row)
+                if time_limit is not None and time.perf_counter() - t0 > time_limit:
+                    if len(results) < len(classes):
+                        raise TimeoutError
+            if time_limit is not None:
+                remaining = max(0.0, time_limit - (time.perf_counter() - t0))
         if len(results) < len(classes):  # pragma: no cover - defensive
             raise RuntimeError("the run ended with undecided classes")
     except KeyboardInterrupt:
