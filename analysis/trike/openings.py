@@ -226,11 +226,8 @@ def solve_opening_search(
     try:
         return _search_unit(s, size, point, win_loss_only, reply, answer, move, line, t0, done)
     except _TooLong as stop:
-        s.progress = None
-        if saved is not None:
-            s.checkpoint = None
-        seconds = time.perf_counter() - t0 + (saved.prior_seconds if saved is not None else 0.0)
-        return {"too_long": True, "nodes": stop.nodes, "seconds": round(seconds, 3)}
+        return done({"too_long": True, "nodes": stop.nodes - (saved.prior_nodes if saved else 0),
+                     "seconds": round(time.perf_counter() - t0, 3)})
 
 
 class _TooLong(Exception):
@@ -1337,16 +1334,15 @@ def run(
             # a pass over the units; one that split a unit runs again for its children
             split_in_pass = False
             for args, row in executor.run(solve_opening_search, tasks(), timeout=remaining):
-                if row.get("too_long"):
+                if not row.get("too_long"):
+                    record(args, row)
+                else:
                     path = _unit_path(args)
                     ckpt.clear_progress(*path[:4], line=path[4:])
                     if not line_settled(path):
                         ckpt.mark_split(path, row["nodes"], row["seconds"])
                         extra.setdefault("lines_split_now", []).append(line_tag(path))
                         split_in_pass = True
-                    row = None
-                if row is not None:
-                    record(args, row)
                 if time_limit is not None and time.perf_counter() - t0 > time_limit:
                     if len(results) < len(classes):
                         raise TimeoutError
