@@ -161,6 +161,43 @@ def test_a_long_unit_left_by_another_run_is_split_stack_and_all(tmp_path):
     assert [f.name for f in tmp_path.iterdir()] == ["c.json.discarded"]
 
 
+def test_files_of_units_below_a_decided_node_are_dropped(tmp_path):
+    """A unit still running when a node above it was decided leaves its progress and
+    stack files; the next run deletes them (and only them) and reports none as
+    unfinished work."""
+    ckpt = trike_openings.Checkpoint(tmp_path / "c.json", SIZE)
+    units = {  # unit -> settled on the record written below
+        (POINT, REPLY): False,
+        (POINT, REPLY, 5, 12): True,  # its answer is decided
+        (POINT, REPLY, 5, 12, 30, 31): True,  # a line below that answer
+        (POINT, REPLY, 6, 12): False,
+        (POINT, 11): True,  # a decided reply
+        (POINT, 11, 2, 40): True,  # below the decided reply
+        (4,): True,  # a decided class
+    }
+    for unit in units:
+        keys = ("point", "reply", "answer", "move")
+        data = dict(zip(keys, unit[:4]), nodes=10**6, seconds=1.0)
+        if len(unit) > 4:
+            data["line"] = list(unit)
+        f = ckpt.progress_file(*unit[:4], line=unit[4:])
+        Path(f).write_text(json.dumps(data))
+        Path(trike_openings.stack_file(f)).write_bytes(b"a stack")
+    ckpt.save_answer(POINT, REPLY, 5, {"placer_wins": True, "nodes": 1, "seconds": 0.0})
+    ckpt.save_reply(POINT, 11, {"placer_wins": True, "nodes": 1, "seconds": 0.0})
+    ckpt.save(4, {"winner": "placer", "nodes": 1, "seconds": 0.0})
+    reopened = trike_openings.Checkpoint(tmp_path / "c.json", SIZE)
+    dropped = reopened.drop_settled_progress()
+    assert sorted(dropped) == sorted(trike_openings.line_tag(u) for u, s in units.items() if s)
+    for unit, settled in units.items():
+        f = reopened.progress_file(*unit[:4], line=unit[4:])
+        assert Path(f).exists() != settled
+        assert Path(trike_openings.stack_file(f)).exists() != settled
+    assert sorted(reopened.unfinished_work()) == sorted(
+        trike_openings.line_tag(u) for u, s in units.items() if not s)
+    assert reopened.drop_settled_progress() == []
+
+
 def test_a_folder_that_cannot_be_written_skips_the_save(tmp_path, whole):
     s = AlphaBetaSolver(SIZE, tt_mb=32, chunk_nodes=CHUNK)
     s.checkpoint = SearchCheckpoint(tmp_path / "missing" / "stack.npz", every_seconds=0.0)

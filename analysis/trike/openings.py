@@ -892,32 +892,53 @@ class Checkpoint:
             tag += "-" + line_tag(line)
         return str(self.path.with_name(self.path.name + f".progress-{tag}.json"))
 
-    def unfinished_work(self) -> dict[str, dict]:
-        """Nodes and seconds recorded by tasks still running when a run stopped."""
-        out = {}
+    def _progress_files(self) -> list[tuple[Path, dict]]:
+        """The progress files beside the checkpoint that can be read, with their data."""
         if self.path is None:
-            return out
-        for f in self.path.parent.glob(self.path.name + ".progress-*.json"):
+            return []
+        found = []
+        for f in sorted(self.path.parent.glob(self.path.name + ".progress-*.json")):
             try:
-                data = json.loads(f.read_text())
+                found.append((f, json.loads(f.read_text())))
             except (OSError, ValueError):
                 continue
-            if "reply" in data and int(data["reply"]) in self.replies.get(int(data["point"]), {}):
-                continue
-            if "answer" in data and int(data["answer"]) in self.answers.get(
-                    int(data["point"]), {}).get(int(data["reply"]), {}):
-                continue
-            if "move" in data and int(data["move"]) in self.moves.get(int(data["point"]), {}).get(
-                    int(data["reply"]), {}).get(int(data["answer"]), {}):
-                continue
-            if "line" in data and any(
-                    self.line_row(tuple(data["line"][:k])) is not None
-                    for k in range(5, len(data["line"]) + 1)):
-                continue
-            if int(data["point"]) not in self.classes:
-                tag = f.name.rsplit(".progress-", 1)[1].removesuffix(".json")
-                out[tag] = data
-        return out
+        return found
+
+    def _settled(self, data: dict) -> bool:
+        """True when the unit of a progress file, or a node above it, is decided on
+        record (the class, the reply, the answer, the move or a line above it)."""
+        point = int(data["point"])
+        if point in self.classes:
+            return True
+        if "reply" in data and int(data["reply"]) in self.replies.get(point, {}):
+            return True
+        if "answer" in data and int(data["answer"]) in self.answers.get(point, {}).get(
+                int(data["reply"]), {}):
+            return True
+        if "move" in data and int(data["move"]) in self.moves.get(point, {}).get(
+                int(data["reply"]), {}).get(int(data["answer"]), {}):
+            return True
+        return "line" in data and any(self.line_row(tuple(data["line"][:k])) is not None
+                                      for k in range(5, len(data["line"]) + 1))
+
+    def unfinished_work(self) -> dict[str, dict]:
+        """Nodes and seconds recorded by tasks still running when a run stopped (the
+        units nothing on record has decided)."""
+        return {f.name.rsplit(".progress-", 1)[1].removesuffix(".json"): data
+                for f, data in self._progress_files() if not self._settled(data)}
+
+    def drop_settled_progress(self) -> list[str]:
+        """Delete the progress and stack files of units that are decided on record, or
+        below a node that is: a run that decides a node while units under it still run
+        (a sibling refuted it, or the run stopped just after) leaves their files, which
+        no run reads again.  Returns the units' tags."""
+        dropped = []
+        for f, data in self._progress_files():
+            if self._settled(data):
+                f.unlink(missing_ok=True)
+                Path(stack_file(str(f))).unlink(missing_ok=True)
+                dropped.append(f.name.rsplit(".progress-", 1)[1].removesuffix(".json"))
+        return dropped
 
     def mark_long_units(self, min_nodes: float) -> list[tuple[int, ...]]:
         """Mark for splitting every move-split unit (a move after an answer, or
@@ -1049,6 +1070,7 @@ def run(
     # exact values take many probes a unit, so their units are split only between runs)
     unit_budget = (split_after_nodes if split == "moves" and method == "alphabeta"
                    and win_loss_only else 0)
+    extra["settled_progress_dropped"] = ckpt.drop_settled_progress()
     if split == "moves":
         extra["lines_split_now"] = [line_tag(x) for x in
                                     ckpt.mark_long_units(split_after_nodes)]
