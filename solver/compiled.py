@@ -289,6 +289,8 @@ def compile_game(game: str) -> float:
             agent_game.legal(state)
             agent_game.search(state, mcts.AgentSpec(simulations=20),
                               game_stream(np.uint64(1), np.uint64(0)))
+            agent_game.search(state, mcts.AgentSpec(seconds=0.001, threads=2, shared_tree=True),
+                              game_stream(np.uint64(1), np.uint64(0)))
             agent_game.playout(state.copy(), game_stream(np.uint64(1), np.uint64(1)))
     for fn in EXTRA.get(game, ()):
         fn()

@@ -55,6 +55,8 @@ from typing import NamedTuple
 
 import numba as nb
 import numpy as np
+from numba.core import types
+from numba.extending import intrinsic
 from trilab.solver import clock, rng
 from trilab.solver.game_api import AgentKernels
 from trilab.solver.jit import kernel
@@ -595,16 +597,26 @@ class AgentSpec:
     threads: int = 1
     """Root parallelisation (:func:`search`): this many independent trees, one a
     thread, their root children's statistics summed before the move is chosen."""
+    shared_tree: bool = False
+    """Tree parallelisation instead (``Ns@Tt``, :func:`search_shared_tree`): the
+    ``threads`` grow one tree.  Time budgets only: which thread reaches a node first
+    decides what the tree holds, so a fixed budget would not give the same move twice."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.threads <= MAX_THREADS:
             raise ValueError(f"threads must be 1..{MAX_THREADS}, not {self.threads}")
+        if self.shared_tree and (self.threads < 2 or self.seconds is None):
+            raise ValueError("a shared tree needs at least 2 threads and a time budget "
+                             "(Ns@Tt): with a fixed budget its moves would not be "
+                             "reproducible; N@T (independent trees) is")
 
     @property
     def budget_text(self) -> str:
-        """The budget as written in a spec: ``N``, ``Ns``, ``N@T`` or ``Ns@T``."""
+        """The budget as written in a spec: ``N``, ``Ns``, ``N@T``, ``Ns@T`` or ``Ns@Tt``."""
         budget = f"{self.seconds:g}s" if self.seconds is not None else f"{self.simulations}"
-        return budget if self.threads == 1 else f"{budget}@{self.threads}"
+        if self.threads == 1:
+            return budget
+        return f"{budget}@{self.threads}" + ("t" if self.shared_tree else "")
 
     @property
     def text(self) -> str:
@@ -619,7 +631,8 @@ MAX_SIMULATIONS = 1_000_000_000
 MAX_THREADS = 64
 """Most threads (root-parallel trees) of one search."""
 AGENT_FORMS = ("mcts:N (N simulations per move) or mcts:Ns (N seconds per move); "
-               "N@T or Ns@T: T trees searched in parallel threads")
+               "N@T or Ns@T: T trees searched in parallel threads; Ns@Tt: T threads "
+               "growing one tree")
 
 
 def parse_agent(text: str) -> AgentSpec:
@@ -638,6 +651,8 @@ def parse_budget(text: str, arg: str) -> AgentSpec:
         raise ValueError(f"agent {text!r} needs a budget: {AGENT_FORMS}")
     arg, at, threads_text = arg.partition("@")
     threads = 1
+    shared = at and threads_text.endswith("t")
+    threads_text = threads_text.removesuffix("t") if shared else threads_text
     if at:
         if not (threads_text.isascii() and threads_text.isdigit()) \
                 or not 1 <= int(threads_text) <= MAX_THREADS:
@@ -657,7 +672,12 @@ def parse_budget(text: str, arg: str) -> AgentSpec:
             raise ValueError(f"agent {text!r}: at least {MIN_SECONDS:g} s per move")
         if number > MAX_SECONDS:
             raise ValueError(f"agent {text!r}: at most {MAX_SECONDS:g} s per move")
-        return AgentSpec(seconds=number, threads=threads)
+        if shared and threads < 2:
+            raise ValueError(f"agent {text!r}: a shared tree needs at least 2 threads")
+        return AgentSpec(seconds=number, threads=threads, shared_tree=bool(shared))
+    if shared:
+        raise ValueError(f"agent {text!r}: a shared tree (@Tt) takes a time budget (Ns@Tt): "
+                         "with a fixed budget its moves would not be reproducible")
     if number <= 0:
         raise ValueError(f"agent {text!r}: N must be at least 1 simulation")
     if number > MAX_SIMULATIONS:
@@ -701,6 +721,9 @@ def search(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray, n_seats:
     expand = DEFAULT_EXPAND if agent.expand is None else agent.expand
     t0 = time.perf_counter()
     deadline = None if agent.seconds is None else clock.monotonic() + agent.seconds
+    if agent.shared_tree:
+        return search_shared_tree(kernels, tables, root, n_seats, agent, stream, max_nodes,
+                                  max_actions, playout_scratch, deadline, t0)
     if agent.threads == 1:
         tree = reused_tree(0, n_seats, max_nodes)
         _grow(kernels, tables, root, stream, tree, _new_scratch(root, n_seats, max_actions,
@@ -800,6 +823,256 @@ def merge_roots(trees: list[Tree], n_seats: int) -> Tree:
                 merged.proven[j] = 1
                 merged.exact[j] = t.exact[c]
     return merged
+
+
+@intrinsic
+def _fence(typingctx):
+    """A sequentially consistent memory fence (LLVM ``fence seq_cst``): stores before it
+    are seen by other threads before stores after it (and the compiler moves no memory
+    access across it)."""
+    def codegen(context, builder, signature, args):
+        builder.fence("seq_cst")
+        return context.get_dummy_value()
+    return types.void(), codegen
+
+
+SHARED_SNAPSHOT_EVERY = 16
+"""Simulations between two readings of the other threads' root statistics in a shared
+tree (:func:`run_shared_simulations`)."""
+
+
+@kernel(nogil=True)
+def run_shared_simulations(legal, apply, seat, rewards, playout, chance, tables, root,
+                           stream, first_child, n_children, action, mover, visits, value,
+                           proven, exact, alloc, me, root_visits, root_value, seen_visits,
+                           seen_value, state, actions, pscratch, rew, path, c_explore,
+                           expand, deadline, min_sims) -> int:
+    """Thread ``me``'s simulations on a tree that several threads grow at once, until
+    ``deadline`` (monotonic seconds; at least ``min_sims``) or a proven root; returns
+    how many ran.  The root must be expanded (``n`` children from ``first_child[0]``).
+
+    The root children's visits and rewards are kept per thread (``root_visits[t, i]``,
+    ``root_value[t, i, seat]`` for child ``first_child[0] + i``; the tree's own
+    ``visits`` and ``value`` of the root children are not written), so the threads
+    do not contend for the most written entries; a thread chooses at the root, and
+    below a root child, on its own statistics plus the others' as it last read them
+    (``seen_visits``, ``seen_value``; read every :data:`SHARED_SNAPSHOT_EVERY`
+    simulations).  Below the root children the nodes are shared: a thread counts
+    its visit of a node when it selects it (a virtual loss: the others see the
+    visit before its reward), and adds the reward when it backs up.  Updates are
+    not atomic, so a few may be lost where two threads write the same node at the
+    same moment.  Thread ``me`` makes nodes from ``alloc[me, 0]`` up to
+    ``alloc[me, 1]`` (one row a thread, padded apart); a node two threads expand
+    at once keeps the children written last (the other thread's simulation ends in
+    children nobody reaches again).  Children are written before their parent
+    points to them, behind a fence.  Selection, expansion (``expand``), playouts
+    and the MCTS-Solver backup are those of :func:`run_simulations`."""
+    n_seats = value.shape[1]
+    n_threads = root_visits.shape[0]
+    rfirst = first_child[0]
+    rn = n_children[0]
+    rwho = mover[0]
+    done = 0
+    while proven[0] == 0:
+        if done >= min_sims and (done - min_sims) % CLOCK_EVERY == 0 \
+                and clock.monotonic() >= deadline:
+            break
+        if done % SHARED_SNAPSHOT_EVERY == 0:
+            for i in range(rn):
+                seen_visits[i] = 0.0
+                for s in range(n_seats):
+                    seen_value[i, s] = 0.0
+                for t in range(n_threads):
+                    if t != me:
+                        seen_visits[i] += root_visits[t, i]
+                        for s in range(n_seats):
+                            seen_value[i, s] += root_value[t, i, s]
+        for i in range(root.shape[0]):
+            state[i] = root[i]
+        total = 0.0
+        for i in range(rn):
+            total += root_visits[me, i] + seen_visits[i]
+        log_n = math.log(max(total, 1.0))
+        node = -1
+        best = -1.0
+        for i in range(rn):
+            c = rfirst + i
+            n_c = root_visits[me, i] + seen_visits[i]
+            if proven[c]:
+                score = exact[c, rwho]
+            elif n_c == 0.0:
+                node = c
+                break
+            else:
+                score = ((root_value[me, i, rwho] + seen_value[i, rwho]) / n_c
+                         + c_explore * math.sqrt(log_n / n_c))
+            if score > best:
+                best = score
+                node = c
+        apply(tables, state, action[node])
+        depth = 1
+        path[0] = 0
+        path[1] = node
+        newly_proven = False
+        while True:
+            if proven[node]:
+                for s in range(n_seats):
+                    rew[s] = exact[node, s]
+                break
+            if depth == 1:
+                before = root_visits[me, node - rfirst] + seen_visits[node - rfirst]
+            else:
+                before = visits[node] - 1.0  # the visits before this one
+            if before <= 0.0:  # a first visit: a playout
+                if playout(tables, state, stream, pscratch, rew) == 0:
+                    for s in range(n_seats):
+                        exact[node, s] = rew[s]
+                    _fence()
+                    proven[node] = 1
+                    newly_proven = True
+                break
+            if depth + 1 >= path.shape[0]:
+                playout(tables, state, stream, pscratch, rew)
+                break
+            first = first_child[node]
+            if first == NO_CHILDREN:
+                n = legal(tables, state, actions)
+                if n == 0:
+                    rewards(tables, state, rew)
+                    for s in range(n_seats):
+                        exact[node, s] = rew[s]
+                    _fence()
+                    proven[node] = 1
+                    newly_proven = True
+                    break
+                if before < expand * n or alloc[me, 0] + n > alloc[me, 1]:
+                    playout(tables, state, stream, pscratch, rew)
+                    break
+                who = seat(tables, state)
+                if who >= 0:
+                    for i in range(n - 1, 0, -1):
+                        j = rng.below(stream, i + 1)
+                        a = actions[i]
+                        actions[i] = actions[j]
+                        actions[j] = a
+                first = alloc[me, 0]
+                for i in range(n):
+                    action[first + i] = actions[i]
+                    first_child[first + i] = NO_CHILDREN
+                    n_children[first + i] = 0
+                    visits[first + i] = 0.0
+                    proven[first + i] = 0
+                    for s in range(n_seats):
+                        value[first + i, s] = 0.0
+                alloc[me, 0] = first + n
+                mover[node] = who
+                n_children[node] = n
+                _fence()
+                first_child[node] = first
+            _fence()
+            who = mover[node]
+            if who < 0:
+                child = first + chance(tables, state, stream)
+            else:
+                child = -1
+                best = -1.0
+                log_n = math.log(max(before + 1.0, 1.0))
+                for c in range(first, first + n_children[node]):
+                    if proven[c]:
+                        score = exact[c, who]
+                    elif visits[c] == 0.0:
+                        child = c
+                        break
+                    else:
+                        score = value[c, who] / visits[c] + c_explore * math.sqrt(
+                            log_n / visits[c])
+                    if score > best:
+                        best = score
+                        child = c
+            visits[child] += 1.0  # counted now: the other threads look elsewhere meanwhile
+            apply(tables, state, action[child])
+            node = child
+            depth += 1
+            path[depth] = child
+        for d in range(depth, 1, -1):
+            nd = path[d]
+            for s in range(n_seats):
+                value[nd, s] += rew[s]
+            if newly_proven and d < depth:
+                if mover[nd] >= 0:
+                    newly_proven = _prove(first_child, n_children, proven, exact, nd, mover[nd])
+                else:
+                    newly_proven = False
+        i = path[1] - rfirst
+        root_visits[me, i] += 1.0
+        for s in range(n_seats):
+            root_value[me, i, s] += rew[s]
+        if newly_proven and depth > 1:
+            if mover[path[1]] >= 0:
+                newly_proven = _prove(first_child, n_children, proven, exact, path[1],
+                                      mover[path[1]])
+            else:
+                newly_proven = False
+        if newly_proven:
+            _prove(first_child, n_children, proven, exact, 0, rwho)
+        done += 1
+    return done
+
+
+ROW_PAD = 8
+"""int64 entries between two threads' rows of the node allocator: one cache line."""
+
+
+def search_shared_tree(kernels: AgentKernels, tables: np.ndarray, root: np.ndarray,
+                       n_seats: int, agent: AgentSpec, stream: np.ndarray, max_nodes: int,
+                       max_actions: int, playout_scratch: int, deadline: float,
+                       t0: float) -> SearchResult:
+    """:func:`search` with ``agent.shared_tree`` (*tree parallelisation*, Chaslot,
+    Winands and van den Herik 2008): the calling thread expands the root (two
+    simulations of :func:`run_simulations`), then ``agent.threads`` threads grow the
+    one tree until ``deadline`` (:func:`run_shared_simulations`, each thread with its
+    own stream drawn from ``stream`` and its own share of the nodes), and
+    :func:`root_child` chooses on the root children's statistics summed over the
+    threads.  Not reproducible: the tree depends on how the threads interleave."""
+    tree = reused_tree(0, n_seats, max_nodes)
+    first_scratch = _new_scratch(root, n_seats, max_actions, playout_scratch)
+    run_simulations(*kernels, tables, root, stream, *tree[:-1], tree.counters, *first_scratch,
+                    2, agent.exploration, 0.0, 0.0, 0)
+    if tree.proven[0] or tree.first_child[0] == NO_CHILDREN:
+        return _choose(tree, int(tree.counters[C_SIMULATIONS]), time.perf_counter() - t0)
+    k = agent.threads
+    rfirst, rn = int(tree.first_child[0]), int(tree.n_children[0])
+    root_visits = np.zeros((k, rn + ROW_PAD))
+    root_value = np.zeros((k, rn + ROW_PAD, n_seats))
+    root_visits[0, :rn] = tree.visits[rfirst:rfirst + rn]
+    root_value[0, :rn] = tree.value[rfirst:rfirst + rn]
+    used = int(tree.counters[C_NODES])
+    share = (max_nodes - used) // k
+    alloc = np.zeros((k, ROW_PAD), dtype=np.int64)
+    for i in range(k):
+        alloc[i, 0], alloc[i, 1] = used + i * share, used + (i + 1) * share
+    streams = [rng.game_stream(np.uint64(rng.next_u64(stream)), np.uint64(i)) for i in range(k)]
+    done = [0] * k
+    expand = DEFAULT_EXPAND if agent.expand is None else agent.expand
+
+    def grow(i: int) -> None:
+        scratch = _new_scratch(root, n_seats, max_actions, playout_scratch)
+        done[i] = run_shared_simulations(
+            *kernels, tables if i == 0 else tables.copy(), root, streams[i], *tree[:-2],
+            tree.exact, alloc, i, root_visits, root_value, np.zeros(rn),
+            np.zeros((rn, n_seats)), *scratch, agent.exploration, expand, deadline,
+            TIME_BATCH // k)
+
+    pool = _helper_pool(k - 1)
+    jobs = [pool.submit(grow, i) for i in range(1, k)]
+    grow(0)
+    for job in jobs:
+        job.result()
+    tree.visits[rfirst:rfirst + rn] = root_visits[:, :rn].sum(axis=0)
+    tree.value[rfirst:rfirst + rn] = root_value[:, :rn].sum(axis=0)
+    tree.counters[C_SIMULATIONS] += sum(done)
+    tree.counters[C_NODES] = used + sum(int(alloc[i, 0]) - (used + i * share) for i in range(k))
+    return _choose(tree, int(tree.counters[C_SIMULATIONS]), time.perf_counter() - t0)
 
 
 def _choose(tree: Tree, sims: int, seconds: float) -> SearchResult:

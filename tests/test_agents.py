@@ -530,12 +530,16 @@ def test_agent_specs_parse():
     assert mcts.parse_agent("mcts:1000@2") == mcts.AgentSpec(simulations=1000, threads=2)
     assert mcts.parse_agent("mcts:0.5s@4").text == "mcts:0.5s@4"
     assert mcts.parse_agent("mcts:7@1") == mcts.AgentSpec(simulations=7)
+    shared = mcts.parse_agent("mcts:0.5s@2t")
+    assert shared == mcts.AgentSpec(seconds=0.5, threads=2, shared_tree=True)
+    assert shared.text == "mcts:0.5s@2t"
 
 
 @pytest.mark.parametrize("text,error", [
     ("mcts:1000@0", "threads"), ("mcts:1000@", "threads"), ("mcts:1000@x", "threads"),
     ("mcts:1000@65", "threads"), ("mcts:1@2", "one simulation a thread"),
-    ("mcts:@2", "bad budget"),
+    ("mcts:@2", "bad budget"), ("mcts:1000@2t", "time budget"), ("mcts:1s@1t", "2 threads"),
+    ("mcts:1s@t", "threads"), ("mcts:1s@2tt", "threads"),
 ])
 def test_bad_thread_counts_give_one_line(text, error):
     with pytest.raises(ValueError, match=error) as exc:
@@ -603,6 +607,57 @@ def test_root_parallel_search_finds_winning_moves_on_size_6():
     """Two trees of 2,000 simulations each find a winning move in the random won size-6
     positions where one tree of 2,000 does (above)."""
     _check_wins_on_size_6(mcts.AgentSpec(simulations=4000, threads=2), 9)
+
+
+def test_shared_tree_search_counts_every_simulation_once():
+    """``Ns@2t``: two threads grow one tree; every simulation is counted once at the
+    root (the per-thread root statistics summed), the children are the legal moves,
+    the time budget holds, and the root state is left as it was."""
+    game = trike_agents.agent_game(9, 18, 20_000, True, True)
+    state = trike_agents.from_position(trike.opening(9, 17).play(20), pie=False)
+    before = state.copy()
+    spec = mcts.AgentSpec(seconds=0.05, threads=2, shared_tree=True)
+    game.search(state, spec, _stream(2))  # compiled (when the cache is cold) before it is timed
+    res = game.search(state, spec, _stream(3))
+    assert np.array_equal(state, before)
+    assert res.simulations > 1000
+    assert sum(c.visits for c in res.children) == res.simulations
+    assert sorted(c.action for c in res.children) == sorted(game.legal(state))
+    assert res.action in game.legal(state)
+    assert 0.05 <= res.seconds < 2.0
+    assert res.nodes > len(res.children)  # the threads expanded nodes below the root
+
+
+def test_shared_tree_search_finds_winning_moves_on_size_6():
+    """A shared tree on two threads finds a winning move in the random won size-6
+    positions where one tree of 2,000 simulations does (above)."""
+    _check_wins_on_size_6(mcts.AgentSpec(seconds=0.02, threads=2, shared_tree=True), 9)
+
+
+def test_shared_tree_search_proves_a_won_endgame():
+    """A position the solver proves won: the shared tree proves its root (the threads'
+    proofs meet in one tree) and plays a winning move."""
+    solver = AlphaBetaSolver(5, tt_mb=16)
+    rnd = random.Random(8)
+    proven = 0
+    for _ in range(200):
+        pos = trike.opening(5, rnd.randrange(15))
+        for _ in range(rnd.randrange(3, 7)):
+            moves = pos.legal_moves()
+            if not moves:
+                break
+            pos = pos.play(rnd.choice(moves))
+        if pos.is_terminal() or not solver.is_win(pos):
+            continue
+        state = trike_agents.from_position(pos, pie=False)
+        res = trike_agents.agent_game(5).search(
+            state, mcts.AgentSpec(seconds=0.2, threads=2, shared_tree=True), _stream(4, proven))
+        assert res.action in _winning_moves(solver, pos), pos.to_notation()
+        assert res.proven and res.value == 1.0
+        proven += 1
+        if proven == 6:
+            break
+    assert proven == 6
 
 
 def test_root_parallel_time_budget_stops():
@@ -678,12 +733,14 @@ NIM = mcts.AgentGame(
     tables=np.zeros(1, dtype=np.int64), max_actions=2, playout_scratch=1)
 
 
+@pytest.mark.parametrize("spec", [mcts.AgentSpec(simulations=500),
+                                  mcts.AgentSpec(seconds=0.05, threads=2, shared_tree=True)])
 @pytest.mark.parametrize("pile,winner", [(1, 0), (2, 0), (3, 1)])
-def test_three_seat_game_is_proven_per_seat(pile, winner):
+def test_three_seat_game_is_proven_per_seat(pile, winner, spec):
     """Pile 1 or 2: seat 0 takes all.  Pile 3: whatever seat 0 takes, seat 1
-    can take the rest, so the proven reward vector gives seat 1 the win."""
-    res = NIM.search(np.array([pile, 0], dtype=np.int64), mcts.AgentSpec(simulations=500),
-                     _stream(3))
+    can take the rest, so the proven reward vector gives seat 1 the win.  The same
+    on one tree grown by two threads."""
+    res = NIM.search(np.array([pile, 0], dtype=np.int64), spec, _stream(3))
     assert res.proven
     assert res.seat == 0
     assert res.value == (1.0 if winner == 0 else 0.0)

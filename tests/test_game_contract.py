@@ -257,6 +257,13 @@ def test_agent_search_is_legal_and_reproducible(name, options):
     assert c.simulations == 301 or c.proven  # a tree stops once its root is proven
     assert sum(x.visits for x in c.children) == c.simulations
     assert np.array_equal(state, _initial_agent_state(name, options))
+    # tree parallelisation (two threads, one tree; time budgets only): legal, every
+    # simulation counted once at the root
+    shared = mcts.AgentSpec(seconds=0.02, threads=2, shared_tree=True)
+    e = game.search(state, shared, game_stream(np.uint64(5), np.uint64(0)))
+    assert e.action in game.legal(state)
+    assert sum(x.visits for x in e.children) == e.simulations > 0
+    assert np.array_equal(state, _initial_agent_state(name, options))
 
 
 def _initial_agent_state(name: str, options: dict) -> np.ndarray:

@@ -616,7 +616,8 @@ AGENT_FORMS = ("mcts:N or mcts:Ns (UCT with random playouts, N simulations or N 
                "and avoid a losing one; mcts-trap:N:L), mcts-squeeze:N or mcts-squeeze:Ns "
                "(mcts-trap whose playouts also squeeze: of two moves, the one leaving fewer "
                "empty neighbours; mcts-squeeze:N:L); a budget N@T or Ns@T searches T trees "
-               "in parallel threads (mcts-squeeze:0.0084s@2)")
+               "in parallel threads (mcts-squeeze:0.0084s@2); Ns@Tt grows one tree on T "
+               "threads (mcts-squeeze:0.0084s@2t)")
 
 
 @dataclass(frozen=True)
