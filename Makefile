@@ -287,6 +287,10 @@ results-calibration: install
 	# 2,000 games on a fresh seed, the machine otherwise idle (about 35 minutes)
 	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-squeeze:0.0084s@2,mcts:10000 \
 	  --games 2000 --seed 2080 --equal-time --out-dir results/agents/confirmation
+	# the same for one tree grown by two threads (@2t, session 23), fixed before it ran after
+	# one 200-game trial (seed 6001: 76.5%; @2 on that seed 71.0%): 2,000 games, fresh seed
+	$(VENV)/bin/trilab duel trike --size 13 --agents mcts-squeeze:0.0084s@2t,mcts:10000 \
+	  --games 2000 --seed 6100 --equal-time --out-dir results/agents/confirmation
 
 # Size 8 takes hours: win/loss only, resumable (run again to continue; a finished
 # run resumes from size-8.replies.json in seconds), then the second proofs.
