@@ -10,7 +10,8 @@ move, on helper threads kept between moves.  This script plays both side by side
 one process, position by position in turn, on the positions of one size-13
 ``mcts-squeeze:3000`` self-play game (plies 2-49): the *batched* rows rebuild the
 old loop here from the same kernel (:func:`batched_search`), the *kernel clock* rows
-are :func:`trilab.solver.mcts.search`.  Reported: simulations and milliseconds a
+are :func:`trilab.solver.mcts.search`, and on two threads the *shared tree* rows the
+same threads growing one tree (``Ns@2t``).  Reported: simulations and milliseconds a
 move for ``mcts-squeeze`` and ``mcts`` at ``--seconds`` on one and two threads.
 Rows are appended to ``results/bench/timed-moves.csv`` with the commit, the machine
 and ``--note``.
@@ -26,6 +27,7 @@ import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -119,26 +121,33 @@ def main() -> None:
             agent = trike_agents.parse_agent(f"{family}:{args.seconds}s@{threads}")
             game = agent.game(args.size)
             totals = {"batched": [0, 0.0], "kernel clock": [0, 0.0]}
+            specs = {"kernel clock": agent.spec}
+            if threads > 1:  # the same threads growing one tree (@Tt)
+                totals["shared tree"] = [0, 0.0]
+                specs["shared tree"] = replace(agent.spec, shared_tree=True)
             for p in positions[:2]:  # warm-up: compile or load, fill the reused trees
                 batched_search(game, p, args.seconds, threads, stream)
-                game.search(p, agent.spec, stream)
+                for spec in specs.values():
+                    game.search(p, spec, stream)
             for _ in range(args.rounds):
                 for p in positions:
                     sims, secs = batched_search(game, p, args.seconds, threads, stream)
                     totals["batched"][0] += sims
                     totals["batched"][1] += secs
-                    res = game.search(p, agent.spec, stream)
-                    totals["kernel clock"][0] += res.simulations
-                    totals["kernel clock"][1] += res.seconds
+                    for way, spec in specs.items():
+                        res = game.search(p, spec, stream)
+                        totals[way][0] += res.simulations
+                        totals[way][1] += res.seconds
             moves = args.rounds * len(positions)
             base = totals["batched"][0] / totals["batched"][1]
             for way, (sims, secs) in totals.items():
-                rows.append({**common, "agent": agent.text, "way": way, "moves": moves,
+                text = agent.text + ("t" if way == "shared tree" else "")
+                rows.append({**common, "agent": text, "way": way, "moves": moves,
                              "simulations_per_move": round(sims / moves),
                              "ms_per_move": round(1000 * secs / moves, 3),
                              "simulations_per_ms": round(sims / secs / 1000, 1),
                              "vs_batched": round(sims / secs / base, 3)})
-                print(f"{agent.text:28s} {way:12s} {sims / moves:8,.0f} simulations a move "
+                print(f"{text:28s} {way:12s} {sims / moves:8,.0f} simulations a move "
                       f"in {1000 * secs / moves:5.2f} ms ({sims / secs / base:.2f}x)",
                       flush=True)
     out = Path(args.out)
