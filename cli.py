@@ -242,6 +242,10 @@ def cli() -> None:
               help="The order a split run tries the units below a node: the search's own, "
                    "or the MCTS agent's ranking (a won node usually stops at its first "
                    "unit) [default: agent with --split moves, else search].")
+@click.option("--eager-split/--no-eager-split", default=None,
+              help="With --split moves and --win-loss-only: prove a unit with the placer to "
+                   "move through the placer's answers before searching it, instead of after "
+                   "it gives up [default: eager].")
 @click.option("--time-limit", type=SECONDS, default=None,
               metavar="SECONDS", help="Stop after this long, keeping what is proven.")
 @click.option("--restart", is_flag=True,
@@ -255,8 +259,8 @@ def cli() -> None:
                    "[default: results/trike/db/size-N.npz].")
 def solve(game: str, size: int, method: str, tt_mb: float | None, win_loss_only: bool,
           jobs: int, threads: int, dask_address: str | None, split: str | None,
-          unit_order: str | None, time_limit: float | None, restart: bool, as_json: bool,
-          out: str | None, db_out: str | None) -> None:
+          unit_order: str | None, eager_split: bool | None, time_limit: float | None,
+          restart: bool, as_json: bool, out: str | None, db_out: str | None) -> None:
     """Solve every opening of GAME exactly (who wins, margin, remoteness).
 
     Each solved opening class is saved at once to a checkpoint beside the
@@ -270,7 +274,8 @@ def solve(game: str, size: int, method: str, tt_mb: float | None, win_loss_only:
         outcome = solve_trike(
             size, method, tt_mb, win_loss_only, jobs, dask_address, split, time_limit, out,
             db_out, restart, progress=_progress_bar(f"trike size {size}"),
-            command=_invocation(), threads=threads, unit_order=unit_order)
+            command=_invocation(), threads=threads, unit_order=unit_order,
+            eager_split=eager_split)
     except StudyError as e:
         raise _usage_error(e) from None
     finally:

@@ -663,7 +663,7 @@ def test_a_unit_left_unfinished_after_many_nodes_is_split_on_the_next_run(
                             _long_unit_search(real, started, done, stop_at))
         return trike_openings.run(size, tt_mb=16, split="moves", checkpoint_path=ckpt,
                                   win_loss_only=win_loss_only, split_after_nodes=10**9,
-                                  unit_order=order)
+                                  unit_order=order, eager_split=False)
 
     # 1. a move whose first answer's first move still leaves play is stopped "long"
     with pytest.raises(trike_openings.Interrupted):
@@ -784,6 +784,18 @@ def test_solve_refuses_a_unit_order_without_a_split(tmp_path):
     assert res.exit_code == 0, res.output
     assert json.loads((tmp_path / "t.meta.json").read_text())["unit_order"] == "agent"
 
+
+
+def test_solve_refuses_an_eager_split_without_the_move_split(tmp_path):
+    res = CliRunner().invoke(cli, ["solve", "trike", "--size", "5", "--no-eager-split",
+                                   "--out", str(tmp_path / "t.csv")])
+    assert res.exit_code == 2 and "--eager-split applies to --split moves" in res.stderr
+    assert not (tmp_path / "t.csv").exists()
+    res = CliRunner().invoke(cli, ["solve", "trike", "--size", "5", "--split", "moves",
+                                   "--win-loss-only", "--no-eager-split",
+                                   "--out", str(tmp_path / "t.csv")])
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "t.meta.json").read_text())["eager_split"] is False
 
 def test_lost_work_of_split_units_is_summed_and_dropped_with_their_line(tmp_path):
     """The split marks at or below a line (units split after a long unfinished run)

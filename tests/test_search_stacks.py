@@ -292,6 +292,53 @@ def test_units_past_the_limit_are_split_in_the_same_run(tmp_path, monkeypatch, p
     assert not list(tmp_path.glob("c.json.progress-*")) + list(tmp_path.glob("c.json.stack-*"))
 
 
+
+@pytest.mark.parametrize("eager", [True, False])
+def test_units_with_the_placer_to_move_are_split_before_any_search(tmp_path, monkeypatch,
+                                                                    eager):
+    """With the eager split a win/loss move split never searches a unit with the placer
+    to move that has moves left: it is proven through the placer's answers, and only
+    units with the mover to move run (and give up); the table is the whole search's,
+    and the at-once splits record no lost work.  Without it, such units are searched."""
+    whole = trike_openings.run(6, tt_mb=16, split="replies", win_loss_only=True)
+    real = trike_openings.solve_opening_search
+    searched = []
+
+    def spy(*args, **kwargs):
+        if len(args) > 11:  # a move unit or a line below one
+            searched.append(trike_openings._unit_path(args))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(trike_openings, "solve_opening_search", spy)
+    monkeypatch.setattr(alphabeta.AlphaBetaSolver, "__init__", _tiny_chunks(
+        alphabeta.AlphaBetaSolver.__init__))
+    trike_openings._SOLVERS.clear()
+    try:
+        study = trike_openings.run(6, tt_mb=16, split="moves", win_loss_only=True,
+                                   checkpoint_path=tmp_path / "c.json", split_after_nodes=30_000,
+                                   unit_order="search", eager_split=eager)
+    finally:
+        trike_openings._SOLVERS.clear()
+    cols = ["point", "winner", "margin", "remoteness", "winning_replies"]
+    pd.testing.assert_frame_equal(whole.table[cols], study.table[cols])
+    assert study.extra["eager_split"] is eager
+
+    def placer_to_move_with_moves(path):
+        pos = trike.opening(6, path[0])
+        for d in path[1:]:
+            pos = pos.play(d)
+        return (len(path) - 3) % 2 == 1 and bool(pos.legal_moves())
+
+    placer_units = [u for u in searched if placer_to_move_with_moves(u)]
+    given_up = [tuple(int(x) for x in tag.split("-")) for tag in study.extra["lines_split_now"]]
+    text = (tmp_path / "c.json").read_text()
+    if eager:
+        assert not placer_units and study.extra["lines_split_at_once"] >= 3
+        assert given_up and all((len(u) - 3) % 2 == 0 for u in given_up)
+        assert '"lost": {"nodes": 0,' not in text
+    else:
+        assert placer_units and "lines_split_at_once" not in study.extra
+
 def _tiny_chunks(init):
     def patched(self, *args, **kwargs):
         kwargs["chunk_nodes"] = 1 << 9

@@ -53,6 +53,15 @@ SOLVER_VERSION = "alphabeta-1"  # bump when a change could alter a solved value
 SOLVER_VERSIONS = {"alphabeta": SOLVER_VERSION, "dfpn": "dfpn-1"}
 """What a checkpoint of each search method records (a run resumes only its own)."""
 PROGRESS_EVERY_SECONDS = 30.0
+EAGER_SPLIT = True
+"""Whether a win/loss move split proves the units with the placer to move through
+the placer's answers at once (:func:`run`).  Such a unit searched whole spends its
+budget in the search's order, often refuting an answer the agent would not have
+tried first, and that work is lost when it gives up.  Simulated on the five
+size-8 replies of the solver benchmark (units giving up after 4 M nodes, the
+table kept, the agent's order): 650 M nodes against 849 M (16 M: 744 M against
+950 M); on size 9 every placer-to-move unit that gave up had its first answer in
+the agent's order win, after 4 G nodes lost (docs/speed.md)."""
 SPLIT_AFTER_NODES = 4_000_000_000
 """A move-split unit (a move after an answer, or a line below one) that passes
 this many nodes is proven through its children instead (:func:`run`): about three
@@ -821,7 +830,7 @@ class Checkpoint:
         summed ``{"nodes", "seconds"}``, or None.  Recorded as ``lost`` in the row
         that decides ``prefix``, before :meth:`drop_lines` forgets the marks."""
         n = len(prefix)
-        marks = [v for k, v in self.split.items() if k[:n] == prefix]
+        marks = [v for k, v in self.split.items() if k[:n] == prefix and int(v["nodes"]) > 0]
         if not marks:
             return None
         return {"nodes": sum(int(v["nodes"]) for v in marks),
@@ -965,6 +974,12 @@ class Checkpoint:
         self.split[path] = {"nodes": int(nodes), "seconds": float(seconds)}
         self._write()
 
+    def has_progress(self, path: tuple[int, ...]) -> bool:
+        """Whether the unit ``path`` (four points or more) has saved work: a
+        progress file or a search stack."""
+        f = self.progress_file(*path[:4], line=path[4:])
+        return bool(f) and (Path(f).exists() or Path(stack_file(f)).exists())
+
     def clear_progress(self, point: int, reply: int = -1, answer: int = -1,
                        move: int = -1, line: tuple[int, ...] = ()) -> None:
         f = self.progress_file(point, reply, answer, move, line)
@@ -988,6 +1003,7 @@ def run(
     threads: int = 1,
     split_after_nodes: float = SPLIT_AFTER_NODES,
     unit_order: str | None = None,
+    eager_split: bool | None = None,
 ) -> OpeningStudy:
     """Solve every opening class of ``size`` (one task per class).
 
@@ -1028,8 +1044,12 @@ def run(
     (:mod:`trilab.analysis.trike.unit_order`): ``"search"`` (the search's root
     order) or ``"agent"`` (the MCTS agent's ranking, so a won node usually stops
     at its first unit); the default is ``"agent"`` for the move split and
-    ``"search"`` otherwise.  ``threads``
-    alpha-beta threads work on each task, sharing its table.
+    ``"search"`` otherwise.  ``eager_split`` (the default where units give up, i.e.
+    a win/loss alpha-beta move split): a unit with the placer to move (a move after
+    an answer, a line of even length) is split into the placer's answers before it
+    is searched at all, so its budget is never spent in the search's own order
+    (:data:`EAGER_SPLIT`); only the units with the mover to move are searched and
+    give up.  ``threads`` alpha-beta threads work on each task, sharing its table.
     """
     split = split or default_split(size)
     if split not in SPLITS:
@@ -1070,6 +1090,8 @@ def run(
     # exact values take many probes a unit, so their units are split only between runs)
     unit_budget = (split_after_nodes if split == "moves" and method == "alphabeta"
                    and win_loss_only else 0)
+    eager = unit_budget > 0 and (EAGER_SPLIT if eager_split is None else eager_split)
+    extra["eager_split"] = eager
     extra["settled_progress_dropped"] = ckpt.drop_settled_progress()
     if split == "moves":
         extra["lines_split_now"] = [line_tag(x) for x in
@@ -1210,6 +1232,15 @@ def run(
         decide_reply(*path[:2])
         decide(path[0])
 
+    def split_at_once(path: tuple[int, ...]) -> None:
+        """With ``eager``, mark a unit with the placer to move (a move after an answer,
+        or a line of even length below one) that has children and no saved work, to
+        be proven through them."""
+        if (eager and (len(path) - 3) % 2 == 1 and path not in ckpt.split
+                and not ckpt.has_progress(path) and children(path)[0]):
+            ckpt.mark_split(path, 0, 0.0)
+            extra["lines_split_at_once"] = extra.get("lines_split_at_once", 0) + 1
+
     def line_tasks(path: tuple[int, ...]):
         """The units of a split line, depth first in search order."""
         decide_up_from(path)  # children saved by an earlier run may decide it
@@ -1222,6 +1253,7 @@ def run(
             child = path + (c,)
             if usable(ckpt.lines.get(child)):
                 continue
+            split_at_once(child)
             if child in ckpt.split and children(child)[0]:
                 yield from line_tasks(child)
                 continue
@@ -1299,6 +1331,7 @@ def run(
                             break
                         if usable(ckpt.moves.get(p, {}).get(r, {}).get(a, {}).get(m)):
                             continue
+                        split_at_once((p, r, a, m))
                         if (p, r, a, m) in ckpt.split and children((p, r, a, m))[0]:
                             yield from line_tasks((p, r, a, m))
                             continue

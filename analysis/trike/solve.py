@@ -72,6 +72,7 @@ def solve_trike(
     command: str | None = None,
     threads: int = 1,
     unit_order: str | None = None,
+    eager_split: bool | None = None,
 ) -> SolveOutcome:
     """Solve every opening of Trike ``size`` and write the table, map and metadata.
 
@@ -82,7 +83,9 @@ def solve_trike(
     table is written.  ``threads`` alpha-beta search threads share each
     worker's table (two threads: 1.5-1.8x on one size-7 or size-8 task).
     ``unit_order``: how a split run orders its units (``"search"`` or ``"agent"``,
-    :mod:`trilab.analysis.trike.unit_order`; default: by split).
+    :mod:`trilab.analysis.trike.unit_order`; default: by split).  ``eager_split``:
+    whether a win/loss move split proves the placer-to-move units through their
+    children before searching them (default: yes, :data:`openings.EAGER_SPLIT`).
     """
     try:
         trike.check_size(size)
@@ -106,6 +109,9 @@ def solve_trike(
     if unit_order is not None and (split or openings.default_split(size)) == "class":
         raise StudyError("--unit-order applies to --split replies or moves (the default "
                          "from size 8)", "--unit-order")
+    if eager_split is not None and (split or openings.default_split(size)) != "moves":
+        raise StudyError("--eager-split applies to --split moves (the default from size 9)",
+                         "--eager-split")
     if threads > 1 and method != "alphabeta":
         raise StudyError("--threads applies to --method alphabeta", "--threads")
     tt_mb = openings.default_tt_mb(size) if tt_mb is None else tt_mb
@@ -137,6 +143,7 @@ def solve_trike(
             size, method, tt_mb, progress=progress, db_path=db_path, executor=executor,
             checkpoint_path=paths["checkpoint"], win_loss_only=win_loss_only,
             time_limit=time_limit, split=split, threads=threads, unit_order=unit_order,
+            eager_split=eager_split,
             # the opening map is drawn at the end: import matplotlib while the
             # search (which releases the GIL) runs, not after it
             on_ready=lambda: artifacts.import_in_background("trilab.analysis.plots"))
