@@ -112,6 +112,7 @@ bench: install
 	$(PY) benchmarks/bench_agents.py --note "$(BENCH_NOTE)"
 	$(PY) benchmarks/bench_timed_moves.py --note "$(BENCH_NOTE)"
 	$(PY) benchmarks/bench_unit_order.py --plies 6 5 4 --note "$(BENCH_NOTE)"
+	$(PY) benchmarks/bench_eager_split.py --budgets 4e6 16e6 --note "$(BENCH_NOTE)"
 	$(PY) benchmarks/bench_compile.py
 
 results: install results-mc
