@@ -273,16 +273,8 @@ def test_units_past_the_limit_are_split_in_the_same_run(tmp_path, monkeypatch, p
     whole-class search gives; with workers that take tasks ahead, the children of
     a unit split late are run in another pass."""
     whole = trike_openings.run(6, tt_mb=16, split="replies", win_loss_only=True)
-    monkeypatch.setattr(alphabeta.AlphaBetaSolver, "__init__", _tiny_chunks(
-        alphabeta.AlphaBetaSolver.__init__))
-    trike_openings._SOLVERS.clear()
-    try:
-        study = trike_openings.run(6, tt_mb=16, split="moves", win_loss_only=True,
-                                   checkpoint_path=tmp_path / "c.json", split_after_nodes=30_000,
-                                   unit_order="search",
-                                   executor=_Prefetching() if prefetch else None)
-    finally:
-        trike_openings._SOLVERS.clear()
+    study = _move_split_in_tiny_units(tmp_path, monkeypatch,
+                                      executor=_Prefetching() if prefetch else None)
     cols = ["point", "winner", "margin", "remoteness", "winning_replies"]
     pd.testing.assert_frame_equal(whole.table[cols], study.table[cols])
     split_now = study.extra["lines_split_now"]
@@ -290,7 +282,6 @@ def test_units_past_the_limit_are_split_in_the_same_run(tmp_path, monkeypatch, p
     saved = json.loads((tmp_path / "c.json").read_text())
     assert '"lost": {"nodes": ' in json.dumps(saved)
     assert not list(tmp_path.glob("c.json.progress-*")) + list(tmp_path.glob("c.json.stack-*"))
-
 
 
 @pytest.mark.parametrize("eager", [True, False])
@@ -310,15 +301,7 @@ def test_units_with_the_placer_to_move_are_split_before_any_search(tmp_path, mon
         return real(*args, **kwargs)
 
     monkeypatch.setattr(trike_openings, "solve_opening_search", spy)
-    monkeypatch.setattr(alphabeta.AlphaBetaSolver, "__init__", _tiny_chunks(
-        alphabeta.AlphaBetaSolver.__init__))
-    trike_openings._SOLVERS.clear()
-    try:
-        study = trike_openings.run(6, tt_mb=16, split="moves", win_loss_only=True,
-                                   checkpoint_path=tmp_path / "c.json", split_after_nodes=30_000,
-                                   unit_order="search", eager_split=eager)
-    finally:
-        trike_openings._SOLVERS.clear()
+    study = _move_split_in_tiny_units(tmp_path, monkeypatch, eager_split=eager)
     cols = ["point", "winner", "margin", "remoteness", "winning_replies"]
     pd.testing.assert_frame_equal(whole.table[cols], study.table[cols])
     assert study.extra["eager_split"] is eager
@@ -338,6 +321,20 @@ def test_units_with_the_placer_to_move_are_split_before_any_search(tmp_path, mon
         assert '"lost": {"nodes": 0,' not in text
     else:
         assert placer_units and "lines_split_at_once" not in study.extra
+
+
+def _move_split_in_tiny_units(tmp_path, monkeypatch, **kwargs):
+    """A win/loss move split of size 6 whose units give up after 30,000 nodes
+    (searched in chunks of 512 nodes, the search order), checkpointed in ``tmp_path``."""
+    monkeypatch.setattr(alphabeta.AlphaBetaSolver, "__init__", _tiny_chunks(
+        alphabeta.AlphaBetaSolver.__init__))
+    trike_openings._SOLVERS.clear()
+    try:
+        return trike_openings.run(6, tt_mb=16, split="moves", win_loss_only=True,
+                                  checkpoint_path=tmp_path / "c.json", split_after_nodes=30_000,
+                                  unit_order="search", **kwargs)
+    finally:
+        trike_openings._SOLVERS.clear()
 
 def _tiny_chunks(init):
     def patched(self, *args, **kwargs):

@@ -1236,7 +1236,7 @@ def run(
         """With ``eager``, mark a unit with the placer to move (a move after an answer,
         or a line of even length below one) that has children and no saved work, to
         be proven through them."""
-        if (eager and (len(path) - 3) % 2 == 1 and path not in ckpt.split
+        if (eager and len(path) % 2 == 0 and path not in ckpt.split
                 and not ckpt.has_progress(path) and children(path)[0]):
             ckpt.mark_split(path, 0, 0.0)
             extra["lines_split_at_once"] = extra.get("lines_split_at_once", 0) + 1
