@@ -83,6 +83,25 @@ results-trio-strong: install
 	    --out $$out || exit 1; done
 	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p3-simple-ismcts-flat-48-vs-deduce \
 	  --paired $(TRIO_STRENGTH)/p3-simple-deduce-all-s4101.csv
+	# infer:64 (deduce reading the opponents' choices), pre-registered on seed 6100 after a
+	# pilot on seed 6001: against deduce, paired game by game with deduce everywhere, and
+	# against memory
+	out=$(TRIO_STRENGTH)/p3-simple-deduce-all-s6100.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --policy deduce --games 1000 --seed 6100 \
+	    --chunk 50 --out $$out || exit 1
+	for k in 0 1 2; do \
+	  pol=$$(echo deduce,deduce,deduce | awk -F, -v k=$$k -v p=infer:64 '{$$(k+1)=p; OFS=","; print $$1,$$2,$$3}'); \
+	  out=$(TRIO_STRENGTH)/p3-simple-infer-64-vs-deduce-seat$$k.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --policy $$pol --games 1000 --seed 6100 --chunk 50 \
+	    --out $$out || exit 1; done
+	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p3-simple-infer-64-vs-deduce \
+	  --paired $(TRIO_STRENGTH)/p3-simple-deduce-all-s6100.csv
+	for k in 0 1 2; do \
+	  pol=$$(echo memory,memory,memory | awk -F, -v k=$$k -v p=infer:64 '{$$(k+1)=p; OFS=","; print $$1,$$2,$$3}'); \
+	  out=$(TRIO_STRENGTH)/p3-simple-infer-64-seat$$k.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --policy $$pol --games 1000 --seed 6100 --chunk 50 \
+	    --out $$out || exit 1; done
+	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p3-simple-infer-64
 	for mode in simple spicy; do \
 	  out=results/trio-cards/deduce/p3-$$mode-deduce.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 3 --mode $$mode --policy deduce \

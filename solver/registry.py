@@ -84,6 +84,8 @@ GAMES: dict[str, GameInfo] = {
                       "forgetful:P": "memory that forgets each record with probability P",
                       "deduce": "exact belief over the hidden cards; sure trios, else the "
                                 "best estimated trio chance",
+                      "infer:K": "deduce that also reads the opponents' reveals: K deals "
+                                 "a reveal, weighed by whether deduce would have chosen so",
                       "ismcts:N": "information-set MCTS, N determinizations a reveal, "
                                   "memory playouts",
                       "ismcts-deduce:N": "ismcts:N with deduce playouts",

@@ -197,6 +197,22 @@ def deduce_choice(o: int, team_o: int, mode: int, n_players: int, n_mid: int,
                    True)
     if z <= 0.0:
         return -1
+    return deduce_scored(o, team_o, mode, n_players, n_mid, hands, hsize, rlo, rhi, mid, mrev,
+                         turn, owner, hknow, mknow, bnd, legal, n_legal, bi, bf, score, dl, dh,
+                         pl, ph, used)
+
+
+@kernel
+def deduce_scored(o: int, team_o: int, mode: int, n_players: int, n_mid: int,
+                  hands: np.ndarray, hsize: np.ndarray, rlo: np.ndarray, rhi: np.ndarray,
+                  mid: np.ndarray, mrev: np.ndarray, turn: np.ndarray, owner: np.ndarray,
+                  hknow: np.ndarray, mknow: np.ndarray, bnd: np.ndarray, legal: np.ndarray,
+                  n_legal: int, bi: np.ndarray, bf: np.ndarray, score: np.ndarray,
+                  dl: np.ndarray, dh: np.ndarray, pl: np.ndarray, ph: np.ndarray,
+                  used: np.ndarray) -> int:
+    """The ``deduce`` reveal of seat ``o`` from a belief already in ``bi``/``bf``
+    (:func:`belief.compute` with marginals, ``Z > 0``); the marginals may be
+    replaced by sharper ones first (``infer``, :mod:`.infer`)."""
     if turn[0] == 0:
         # 1. a sure trio
         target = 0

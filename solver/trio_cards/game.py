@@ -66,6 +66,11 @@ one per seat, or in team play one per team):
   that trios leave, which the engine keeps for it) gives the probability of
   every reveal; it takes sure trios, else the reveal with the best estimated
   trio chance.  It draws no random number.
+* ``infer:K`` -- see :mod:`trilab.solver.trio_cards.infer`: ``deduce`` on
+  probabilities that also read the other players' choices: ``K`` deals drawn
+  from the exact belief, each weighed by whether ``deduce`` in the other seats
+  would have made the reveals they made since the last trio (the engine logs
+  those decisions with their public state).  It draws from the game's stream.
 * ``ismcts:N`` / ``ismcts-deduce:N`` -- see :mod:`trilab.solver.trio_cards.ismcts`:
   ``N`` iterations of single-observer information-set MCTS a reveal (determinizations
   drawn from the seat's belief, ``deduce``'s reveal as the root's prior), with
@@ -117,7 +122,7 @@ import numpy as np
 from trilab.solver.game_api import GameConfig, GameSpec
 from trilab.solver.jit import kernel
 from trilab.solver.rng import game_stream
-from trilab.solver.trio_cards import belief, ismcts
+from trilab.solver.trio_cards import belief, infer, ismcts
 from trilab.solver.trio_cards.ismcts import ismcts_choice
 from trilab.solver.trio_cards.reference import reference_game
 from trilab.solver.trio_cards.rules import (  # re-exported: the game's names in one place
@@ -139,6 +144,7 @@ from trilab.solver.trio_cards.rules import (  # re-exported: the game's names in
     I_TEAMS,
     I_TURN_CAP,
     ICFG_LEN,
+    INFER,
     ISMCTS,
     LINKED_TRIOS,
     MAX_ACTIONS,
@@ -158,6 +164,7 @@ from trilab.solver.trio_cards.rules import (  # re-exported: the game's names in
     SPICY,
     SWAP_CODE_BASE,
     THREE_TRIOS,
+    TRIO,
     TURN_CAP,
     WON,
     apply_reveal,
@@ -179,7 +186,7 @@ from trilab.solver.trio_cards.rules import (  # re-exported: the game's names in
 
 __all__ = [
     "COPIES", "DEAL", "DEDUCE", "END_REASONS", "FORGET_CODE_BASE", "FORGET_MID_CODE_BASE",
-    "FORGETFUL", "ICFG_LEN", "ISMCTS", "LINKED_TRIOS", "MAX_ACTIONS", "MAX_HAND",
+    "FORGETFUL", "ICFG_LEN", "INFER", "ISMCTS", "LINKED_TRIOS", "MAX_ACTIONS", "MAX_HAND",
     "MAX_MIDDLE", "MAX_PLAYERS", "MEMORY", "MID_BASE", "MIN_PLAYERS", "MODES", "N_CARDS",
     "N_VALUES", "POLICIES", "RANDOM", "SEVEN", "SEVENS", "SIMPLE", "SPICY", "SPEC",
     "SWAP_CODE_BASE", "THREE_TRIOS", "TURN_CAP", "EngineState", "apply_reveal", "deal",
@@ -212,6 +219,9 @@ POLICIES = {
                    "of each of its turns (0 <= P <= 1)",
     "deduce": "exact belief over the hidden cards (counting, sorted hands); takes sure "
               "trios, else the reveal with the best estimated trio chance",
+    "infer:K": "deduce with a model of the opponents: K deals drawn from the exact belief, "
+               "each weighed by whether deduce in the other seats would have made the "
+               "reveals they made since the last trio",
     "ismcts:N": "information-set MCTS: N determinizations a reveal drawn from the exact "
                 "belief, one tree over the seat's information sets, deduce's reveal as the "
                 "root's prior, memory playouts",
@@ -222,6 +232,7 @@ POLICIES = {
                      "ismcts-deduce:N for the rest of the turn",
 }
 MAX_ISMCTS_BUDGET = 1_000_000
+MAX_INFER_DEALS = 100_000
 ISMCTS_PLAYOUTS = {"ismcts": MEMORY, "ismcts-deduce": DEDUCE, "ismcts-flat": ismcts.FLAT}
 """The playout kind of each ISMCTS policy name (``icfg[I_PLAYOUT + seat]``)."""
 
@@ -238,7 +249,8 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
               bnd: np.ndarray, tacts: np.ndarray, bi: np.ndarray, bf: np.ndarray,
               score: np.ndarray, dl: np.ndarray, dh: np.ndarray, pl: np.ndarray,
               ph: np.ndarray, used: np.ndarray, wi: np.ndarray, tree_i: np.ndarray,
-              tree_w: np.ndarray, bi2: np.ndarray, bf2: np.ndarray):
+              tree_w: np.ndarray, bi2: np.ndarray, bf2: np.ndarray, snap: np.ndarray,
+              iw: np.ndarray, fw: np.ndarray):
     """One game on preallocated arrays; returns ``(winners, turns, reason, digest)``.
 
     ``digest`` (``uint64``) folds every reveal, team swap and forgotten record
@@ -260,8 +272,11 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
     if teams:
         h = team_swaps(-1, n, hands, hsize, hknow, acc, h)
     track = False  # records are kept only when a seat reads them
+    inferring = False  # decisions are logged only for an infer seat
     for p in range(n):
         track = track or icfg[I_POLICY + p] != RANDOM
+        inferring = inferring or icfg[I_POLICY + p] == INFER
+    n_snap = 0
     for tn in range(icfg[I_TURN_CAP]):
         p = tn % n
         policy = icfg[I_POLICY + p]
@@ -275,14 +290,25 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
                                   rhi, mid, mrev, turn, owner, hknow, mknow, bnd, legal,
                                   n_legal, bi, bf, wi, tree_i, tree_w, icfg[I_PLAYOUT + p],
                                   bi2, bf2, score, dl, dh, pl, ph, used)
+            elif policy == INFER:
+                a = infer.infer_choice(p, rs, icfg[I_BUDGET + p], team, mode, n, n_mid, hands,
+                                       hsize, rlo, rhi, mid, mrev, turn, owner, hknow, mknow,
+                                       bnd, legal, n_legal, bi, bf, bi2, bf2, score, dl, dh,
+                                       pl, ph, used, snap, n_snap, iw, fw)
             if a < 0:
-                plain = MEMORY if policy == ISMCTS else policy  # ismcts without a belief
+                # ismcts and infer without a belief play memory
+                plain = MEMORY if policy == ISMCTS or policy == INFER else policy
                 a = policy_choice(plain, p, rs, team[p], mode, n, n_mid, hands, hsize, rlo,
                                   rhi, mid, mrev, turn, owner, hknow, mknow, bnd, legal,
                                   n_legal, cand, acc, loc, pool, bi, bf, score, dl, dh, pl, ph,
                                   used)
+            if inferring:
+                n_snap = infer.record(snap, n_snap, p, a, hsize, rlo, rhi, mrev, turn, owner,
+                                      hknow, mknow, bnd)
             status, h = reveal_step(a, p, icfg, team, hands, hsize, rlo, rhi, mid, mrev, turn,
                                     owner, hknow, mknow, bnd, tacts, acc, track, h)
+            if status == TRIO:
+                n_snap = 0  # the hands changed (and in team play were swapped)
             if status == GO_ON:
                 continue
             if status >= WON:
@@ -378,22 +404,27 @@ def play_chunk(seed, first_game, n_games, icfg, fcfg):
     ph = np.zeros(MAX_PLAYERS, dtype=np.float64)
     used = np.zeros(MAX_MIDDLE, dtype=np.int64)
     budget = 0
+    inferring = False
     for p in range(icfg[I_PLAYERS]):
         if icfg[I_POLICY + p] == ISMCTS:
             budget = max(budget, icfg[I_BUDGET + p])
+        inferring = inferring or icfg[I_POLICY + p] == INFER
     wi = np.zeros(ismcts.W_PATH + 3 * (budget + 2) + ismcts.W_LEGAL,  # ismcts.ws_len
                   dtype=np.int64)
     tree_i = np.zeros((budget + 1, ismcts.TREE_COLS), dtype=np.int64)  # ismcts.new_tree
     tree_w = np.zeros((max(budget + 1, 4), MAX_ACTIONS), dtype=np.float64)
-    big = budget > 0  # the playouts' own belief workspace (4 MB), for ismcts seats only
+    big = budget > 0 or inferring  # a second belief workspace (4 MB): ismcts and infer seats
     bi2 = np.zeros(belief.BI_LEN if big else 1, dtype=np.int64)
     bf2 = np.zeros(belief.BF_LEN if big else 1, dtype=np.float64)
+    snap = np.zeros((infer.MAX_SNAP if inferring else 1, infer.SNAP_W), dtype=np.int64)
+    iw = np.zeros(infer.IW_LEN, dtype=np.int64)
+    fw = np.zeros(infer.FW_LEN, dtype=np.float64)
     for g in range(n_games):
         rs = game_stream(np.uint64(seed), np.uint64(first_game + g))
         w, n, r, d = play_game(rs, icfg, fcfg, deck, hands, hsize, rlo, rhi, mid, mrev, turn,
                                owner, hknow, mknow, team, legal, cand, acc, loc, pool, bnd,
                                tacts, bi, bf, score, dl, dh, pl, ph, used, wi, tree_i,
-                               tree_w, bi2, bf2)
+                               tree_w, bi2, bf2, snap, iw, fw)
         winners[g] = w
         length[g] = n
         reason[g] = r
@@ -433,8 +464,13 @@ def parse_policy(text: str) -> tuple[str, int, float]:
             raise ValueError(f"bad policy {name!r}: use {kind}:N with 1 <= N <= "
                              f"{MAX_ISMCTS_BUDGET:,} simulations a reveal, e.g. {kind}:100")
         return f"{kind}:{int(arg)}", ISMCTS, float(int(arg))
+    if kind == "infer":
+        if not colon or not arg.isdigit() or not 1 <= int(arg) <= MAX_INFER_DEALS:
+            raise ValueError(f"bad policy {name!r}: use infer:K with 1 <= K <= "
+                             f"{MAX_INFER_DEALS:,} sampled deals a reveal, e.g. infer:64")
+        return f"infer:{int(arg)}", INFER, float(int(arg))
     raise ValueError(f"unknown policy {name!r}; trio-cards policies: "
-                     "random, memory, forgetful:P, deduce, ismcts:N, ismcts-deduce:N, "
+                     "random, memory, forgetful:P, deduce, infer:K, ismcts:N, ismcts-deduce:N, "
                      "ismcts-flat:N")
 
 
@@ -504,6 +540,8 @@ def make_config(options: dict) -> GameConfig:
         if code == ISMCTS:
             icfg[I_BUDGET + s] = int(p)
             icfg[I_PLAYOUT + s] = ISMCTS_PLAYOUTS[seat_parsed[s][0].partition(":")[0]]
+        elif code == INFER:
+            icfg[I_BUDGET + s] = int(p)
         else:
             fcfg[s] = p
     seat_policies = tuple(t for t, _, _ in seat_parsed)

@@ -35,10 +35,11 @@ MODES = ("simple", "spicy")
 SIMPLE, SPICY = 0, 1
 END_REASONS = ("three trios", "linked trios", "sevens", "turn cap")
 THREE_TRIOS, LINKED_TRIOS, SEVENS, TURN_CAP = 0, 1, 2, 3
-RANDOM, MEMORY, FORGETFUL, DEDUCE, ISMCTS = 0, 1, 2, 3, 4
+RANDOM, MEMORY, FORGETFUL, DEDUCE, ISMCTS, INFER = 0, 1, 2, 3, 4, 5
 
 # icfg layout (fcfg[p] = forgetting probability of seat p; icfg[I_BUDGET + p] = the
-# simulations of an ismcts seat, icfg[I_PLAYOUT + p] its playout policy)
+# simulations of an ismcts seat or the deals of an infer seat, icfg[I_PLAYOUT + p] the
+# playout policy of an ismcts seat)
 I_PLAYERS, I_MODE, I_TEAMS, I_TURN_CAP, I_HAND, I_MIDDLE, I_RESWAP, I_POLICY = range(8)
 I_BUDGET = I_POLICY + MAX_PLAYERS
 I_PLAYOUT = I_BUDGET + MAX_PLAYERS  # the playout policy of an ismcts seat (MEMORY, DEDUCE)

@@ -1,0 +1,185 @@
+"""``infer:K`` of the Trio card game (solver/trio_cards/infer.py).
+
+* The decision log: against ``deduce`` opponents the true deal explains every
+  logged decision of the other seats (its weight is 1), while deals drawn from
+  the belief often do not (the evidence is real); the log is emptied by a trio.
+* Without another seat's decision on record, ``infer`` plays ``deduce`` exactly.
+* No peeking: the same position and log with other hidden cards give the same
+  choice from the same stream.
+* Games are reproducible and do not depend on the chunks; every table size plays
+  to the end; bad deal counts are refused in one line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_trio_belief import deduce_of, hidden_swapped
+from trilab.solver.rng import game_stream
+from trilab.solver.trio_cards import belief as bl
+from trilab.solver.trio_cards import game as tc
+from trilab.solver.trio_cards import infer, rules
+
+
+def scratch():
+    return (np.zeros(tc.MAX_ACTIONS), np.zeros(6, np.int64), np.zeros(6, np.int64),
+            np.zeros(6), np.zeros(6), np.zeros(9, np.int64))
+
+
+def logged_decisions(players: int, teams: bool, seed: int, reveals: int):
+    """Play ``deduce`` in every seat on the engine, logging every decision as the engine
+    does for an ``infer`` seat; yields ``(state, bounds, seat, team, snap, n_snap, trio)``
+    before each reveal (``trio``: the last reveal made a trio)."""
+    cfg = tc.make_config({"players": players, "teams": teams, "policies": ["deduce"]})
+    icfg = cfg.icfg
+    n_mid = int(icfg[rules.I_MIDDLE])
+    team = np.zeros(tc.MAX_PLAYERS, np.int64)
+    tc.fill_teams(players, teams, team)
+    st = tc.new_state()
+    rs = game_stream(np.uint64(seed), np.uint64(0))
+    deck = np.zeros(tc.N_CARDS, np.int64)
+    tc.deal(rs, players, int(icfg[rules.I_HAND]), n_mid, deck, st.hands, st.hsize, st.mid)
+    tc.end_turn(st.rlo, st.rhi, st.mrev, st.turn)
+    bnd = np.array([[1, 12]] * tc.MAX_PLAYERS, np.int64)
+    acc = np.zeros(tc.N_VALUES + 1, np.int64)
+    tacts = np.zeros(3, np.int64)
+    h = np.uint64(0)
+    if teams:
+        h = tc.team_swaps(-1, players, st.hands, st.hsize, st.hknow, acc, h)
+    snap, _, _ = infer.new_workspace()
+    n_snap = 0
+    trio = False
+    made = 0
+    for tn in range(500):
+        p = tn % players
+        while made < reveals:
+            yield st, bnd, p, team, snap, n_snap, trio
+            a = deduce_of(st, bnd, p, players, n_mid, teams)
+            assert a >= 0
+            n_snap = infer.record(snap, n_snap, p, a, st.hsize, st.rlo, st.rhi, st.mrev,
+                                  st.turn, st.owner, st.hknow, st.mknow, bnd)
+            status, h = rules.reveal_step(a, p, icfg, team, st.hands, st.hsize, st.rlo,
+                                          st.rhi, st.mid, st.mrev, st.turn, st.owner,
+                                          st.hknow, st.mknow, bnd, tacts, acc, True, h)
+            h = np.uint64(h)
+            made += 1
+            trio = status == rules.TRIO
+            if trio:
+                n_snap = 0
+            if status >= rules.WON:
+                return
+            if status != rules.GO_ON:
+                break
+        if made >= reveals:
+            return
+
+
+def explains(snap, s, deal_hands, deal_mid, players, n_mid, team):
+    _, iw, _ = infer.new_workspace()
+    iw[infer.O_HANDS:infer.O_MID] = deal_hands.ravel()
+    iw[infer.O_MID:infer.O_HSIZE] = deal_mid
+    bi2, bf2 = bl.new_workspace()
+    return bool(infer.explains(s, snap, team, 0, players, n_mid, iw, bi2, bf2, *scratch()))
+
+
+@pytest.mark.parametrize("players, teams, seed", [(3, False, 1), (3, False, 2), (4, True, 3)])
+def test_the_true_deal_explains_every_logged_decision(players, teams, seed):
+    n_mid = tc.DEAL[(players, teams)][1]
+    checked = failed = trios = 0
+    for k, (st, bnd, o, team, snap, n_snap, trio) in enumerate(
+            logged_decisions(players, teams, seed, 60)):
+        trios += trio
+        if trio:
+            assert n_snap == 0  # a trio changed the hands: the log starts again
+        assert 0 <= n_snap <= infer.MAX_SNAP
+        for s in range(n_snap):
+            assert np.array_equal(snap[s, infer.S_HSIZE:infer.S_OWNER], st.hsize)
+            if snap[s, infer.S_SEAT] == o:
+                continue
+            assert explains(snap, s, st.hands, st.mid, players, n_mid, team)
+            checked += 1
+            if k % 3 == 0:  # deals drawn from o's belief need not explain it
+                _, hands, mid = bl.sample_deals(st, bnd, o, players, n_mid, 4, seed=k)
+                for d in range(4):
+                    failed += not explains(snap, s, hands[d], mid[d], players, n_mid, team)
+    assert checked >= 30 and failed > 0
+
+
+def choose(st, bnd, o, team, snap, n_snap, players, teams, deals=16, seed=0):
+    n_mid = tc.DEAL[(players, teams)][1]
+    legal = np.zeros(tc.MAX_ACTIONS, np.int64)
+    k = tc.legal_reveals(players, n_mid, st.hsize, st.rlo, st.rhi, st.mid, st.mrev, legal)
+    bi, bf = bl.new_workspace()
+    bi2, bf2 = bl.new_workspace()
+    _, iw, fw = infer.new_workspace()
+    rs = game_stream(np.uint64(seed), np.uint64(7))
+    before = rs.copy()
+    a = infer.infer_choice(o, rs, deals, team, 0, players, n_mid, st.hands, st.hsize, st.rlo,
+                           st.rhi, st.mid, st.mrev, st.turn, st.owner, st.hknow, st.mknow, bnd,
+                           legal, k, bi, bf, bi2, bf2, *scratch(), snap, n_snap, iw, fw)
+    return int(a), not np.array_equal(rs, before)
+
+
+def test_without_evidence_infer_plays_deduce_and_draws_nothing():
+    seen = 0
+    for st, bnd, o, team, snap, n_snap, _ in logged_decisions(3, False, 5, 40):
+        if any(snap[s, infer.S_SEAT] != o for s in range(n_snap)):
+            continue
+        a, drew = choose(st, bnd, o, team, snap, n_snap, 3, False)
+        assert a == deduce_of(st, bnd, o, 3, 9, False) and not drew
+        seen += 1
+    assert seen >= 3
+
+
+@pytest.mark.parametrize("players, teams, seed", [(3, False, 8), (4, True, 9)])
+def test_changing_only_hidden_cards_changes_nothing_infer_uses(players, teams, seed):
+    n_mid = tc.DEAL[(players, teams)][1]
+    compared = changed = 0
+    for k, (st, bnd, o, team, snap, n_snap, _) in enumerate(
+            logged_decisions(players, teams, seed, 40)):
+        if k % 4 or not any(snap[s, infer.S_SEAT] != o for s in range(n_snap)):
+            continue
+        other = hidden_swapped(st, bnd, o, players, n_mid, seed=k)
+        changed += int(not np.array_equal(other.hands, st.hands))
+        a, drew = choose(st, bnd, o, team, snap.copy(), n_snap, players, teams, seed=k)
+        b, _ = choose(other, bnd, o, team, snap.copy(), n_snap, players, teams, seed=k)
+        assert a == b and drew
+        compared += 1
+    assert compared >= 4 and changed >= 2
+
+
+def play(policies, seed, first, n, **options):
+    cfg = tc.make_config({"players": len(policies), "policies": policies, **options})
+    return tc.play_chunk(np.uint64(seed), np.int64(first), np.int64(n), cfg.icfg, cfg.fcfg)
+
+
+def test_games_are_reproducible_and_do_not_depend_on_the_chunks():
+    pols = ["infer:8", "deduce", "memory"]
+    whole = play(pols, 21, 0, 4)
+    again = play(pols, 21, 0, 4)
+    tail = play(pols, 21, 2, 2)
+    for x, y, z in zip(whole, again, tail, strict=True):
+        assert np.array_equal(x, y) and np.array_equal(x[2:], z)
+
+
+def test_every_table_plays_to_the_end():
+    for players, teams, mode in [(3, False, "spicy"), (4, True, "simple"), (5, False, "simple")]:
+        winners, length, reason, _ = play([f"infer:{2 + p}" for p in range(players)], 4, 0, 2,
+                                          teams=teams, mode=mode)
+        assert np.all((winners != 0) | (reason == tc.TURN_CAP)) and np.all(length >= 1)
+
+
+@pytest.mark.parametrize("text", ["infer", "infer:0", "infer:x", "infer:", "infer:-3",
+                                  "infer:200000", "infer:1.5"])
+def test_bad_deal_counts_are_refused_in_one_line(text):
+    with pytest.raises(ValueError, match="infer") as err:
+        tc.make_config({"policies": [text]})
+    assert "\n" not in str(err.value)
+
+
+def test_deal_counts_reach_the_kernels():
+    cfg = tc.make_config({"players": 3, "policies": ["infer:64", "deduce", "infer:5"]})
+    assert list(cfg.icfg[rules.I_POLICY:rules.I_POLICY + 3]) == [rules.INFER, rules.DEDUCE,
+                                                                 rules.INFER]
+    assert list(cfg.icfg[rules.I_BUDGET:rules.I_BUDGET + 3]) == [64, 0, 5]
+    assert cfg.options["policies"] == ["infer:64", "deduce", "infer:5"]
