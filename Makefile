@@ -122,6 +122,11 @@ results-trio-strong: install
 	  out=results/trio-cards/deduce/p6-$$mode-deduce.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode $$mode --policy deduce \
 	    --games 5500 --seed 2026 --chunk 100 --out $$out || exit 1; done
+	# infer:64 in every seat (the strongest policy; about 1.3 games a second at 3 players,
+	# so this table takes several sessions: it resumes from its saved chunks)
+	out=results/trio-cards/infer/p3-simple-infer-64.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players 3 --mode simple --policy infer:64 \
+	    --games 20000 --seed 2026 --chunk 100 --out $$out || exit 1
 
 bench: install
 	$(PY) benchmarks/bench_cli.py --cli 2 6 --tt 5 6 7

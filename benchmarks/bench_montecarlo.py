@@ -3,8 +3,8 @@
 For each game and policy set, in this one process: the Numba engine plays N
 games (after a warm-up that compiles or loads the kernels), the pure-Python
 reference plays the first M of the same games (same seed, same streams, so
-the same games), and the ratio of their games/s is reported (``ismcts`` has no
-reference twin: its reference columns stay empty).  Then
+the same games), and the ratio of their games/s is reported (``ismcts`` and
+``infer`` have no reference twin: their reference columns stay empty).  Then
 ``--scaling-factor`` times N games run with 1 and 2 local processes, each
 pool warmed up first by a small run (spawned workers, Numba caches loaded),
 as in a long study where start-up does not count.  Rows are appended to
@@ -36,6 +36,8 @@ CASES = [
     ("trio-cards", {"players": 6, "mode": "spicy", "teams": True, "policies": ["memory"]}, 1),
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["deduce"]}, 20),
     ("trio-cards", {"players": 6, "mode": "simple", "policies": ["deduce"]}, 400),
+    ("trio-cards", {"players": 3, "mode": "simple", "policies": ["infer:64"]}, 1000),
+    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["infer:8"]}, 20000),
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["ismcts:200"]}, 400),
     ("trio-cards", {"players": 6, "mode": "simple", "policies": ["ismcts:200"]}, 2000),
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["ismcts-flat:48"]}, 2000),
@@ -66,7 +68,8 @@ def main() -> None:
         spec = load_spec(game)
         config = spec.make_config(options)
         n = max(1, args.games // cost)
-        m = 0 if "ismcts" in str(options) else max(1, args.reference_games // cost)
+        no_twin = "ismcts" in str(options) or "infer" in str(options)
+        m = 0 if no_twin else max(1, args.reference_games // cost)
         run_games(spec, config, 1, args.seed)  # compile / load the cache
         eng = run_games(spec, config, n, args.seed)
         t0 = time.perf_counter()

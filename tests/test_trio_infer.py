@@ -7,7 +7,8 @@
 * No peeking: the same position and log with other hidden cards give the same
   choice from the same stream.
 * Games are reproducible and do not depend on the chunks; every table size plays
-  to the end; bad deal counts are refused in one line.
+  to the end; bad deal counts, and tables with a ``forgetful`` seat (whose records
+  are private), are refused in one line.
 """
 
 from __future__ import annotations
@@ -175,6 +176,14 @@ def test_bad_deal_counts_are_refused_in_one_line(text):
     with pytest.raises(ValueError, match="infer") as err:
         tc.make_config({"policies": [text]})
     assert "\n" not in str(err.value)
+
+
+def test_a_table_with_infer_and_forgetful_seats_is_refused():
+    """A forgetful seat's records are private; infer reads the others' records."""
+    with pytest.raises(ValueError, match="forgetful") as err:
+        tc.make_config({"players": 3, "policies": ["infer:4", "forgetful:0.5", "deduce"]})
+    assert "\n" not in str(err.value)
+    tc.make_config({"players": 3, "policies": ["infer:4", "memory", "random"]})
 
 
 def test_deal_counts_reach_the_kernels():

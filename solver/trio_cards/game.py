@@ -544,6 +544,10 @@ def make_config(options: dict) -> GameConfig:
             icfg[I_BUDGET + s] = int(p)
         else:
             fcfg[s] = p
+    codes = {code for _, code, _ in seat_parsed}
+    if INFER in codes and FORGETFUL in codes:
+        raise ValueError("infer reads the other seats' records as the public history; "
+                         "a forgetful seat's records are private, so the two cannot share a table")
     seat_policies = tuple(t for t, _, _ in seat_parsed)
     groups = tuple((t, t + players // 2) for t in range(players // 2)) if teams else None
     normalised = {"players": players, "mode": mode, "teams": teams,

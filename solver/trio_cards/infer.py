@@ -14,7 +14,8 @@ the log is emptied): the seat, the reveal it chose, and everything ``deduce``
 read for that decision except the hidden cards: the seat's records
 (``hknow[q]``, ``mknow[q]``: every reveal it saw, which every seat saw too),
 the hand sizes, the cards face up that turn (``rlo``, ``rhi``, ``mrev``,
-``turn``), the trios taken and the hand bounds.  All of it is public, so an
+``turn``), the trios taken and the hand bounds.  All of it is public (a
+``forgetful`` seat's records are not: the two policies cannot share a table), so an
 ``infer`` seat reads nothing it could not know (the hidden cards enter only
 through its own sampled deals; ``tests/test_trio_infer.py`` changes hidden
 cards and checks the choice does not change).  The log keeps the last
