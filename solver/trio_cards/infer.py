@@ -37,8 +37,8 @@ exact belief says so).
 **The choice.**  ``deduce``'s rules (:func:`deduce.deduce_scored`) on those
 probabilities.  With no other seat's decision in the log the seat plays
 ``deduce`` exactly and draws nothing.  Cost: ``K`` times the logged decisions
-``deduce`` calls a reveal (about 4 games a second at 3 players with
-``K = 64``).
+``deduce`` calls a reveal (one ``infer:64`` seat: about 3 games a second
+against two ``deduce`` players at 3 players).
 
 Workspace: ``snap`` (:data:`MAX_SNAP` x :data:`SNAP_W`, ``int64``), ``iw``
 (:data:`IW_LEN`, ``int64``) and ``fw`` (:data:`FW_LEN`, ``float64``), allocated
