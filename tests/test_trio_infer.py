@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_trio_belief import deduce_of, hidden_swapped
+from test_trio_ismcts import play
 from trilab.solver.rng import game_stream
 from trilab.solver.trio_cards import belief as bl
 from trilab.solver.trio_cards import game as tc
@@ -149,18 +150,11 @@ def test_changing_only_hidden_cards_changes_nothing_infer_uses(players, teams, s
     assert compared >= 4 and changed >= 2
 
 
-def play(policies, seed, first, n, **options):
-    cfg = tc.make_config({"players": len(policies), "policies": policies, **options})
-    return tc.play_chunk(np.uint64(seed), np.int64(first), np.int64(n), cfg.icfg, cfg.fcfg)
-
-
 def test_games_are_reproducible_and_do_not_depend_on_the_chunks():
     pols = ["infer:8", "deduce", "memory"]
-    whole = play(pols, 21, 0, 4)
-    again = play(pols, 21, 0, 4)
-    tail = play(pols, 21, 2, 2)
-    for x, y, z in zip(whole, again, tail, strict=True):
-        assert np.array_equal(x, y) and np.array_equal(x[2:], z)
+    whole, again, tail = play(pols, 21, 0, 4), play(pols, 21, 0, 4), play(pols, 21, 2, 2)
+    assert all(np.array_equal(x, y) and np.array_equal(x[2:], z)
+               for x, y, z in zip(whole, again, tail, strict=True))
 
 
 def test_every_table_plays_to_the_end():
