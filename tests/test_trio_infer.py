@@ -2,7 +2,8 @@
 
 * The decision log: against ``deduce`` opponents the true deal explains every
   logged decision of the other seats (its weight is 1), while deals drawn from
-  the belief often do not (the evidence is real); the log is emptied by a trio.
+  the belief often do not (the evidence is real); the log is emptied by a trio and
+  keeps the most recent decisions when full.
 * Without another seat's decision on record, ``infer`` plays ``deduce`` exactly.
 * No peeking: the same position and log with other hidden cards give the same
   choice from the same stream.
@@ -105,6 +106,21 @@ def test_the_true_deal_explains_every_logged_decision(players, teams, seed):
                 for d in range(4):
                     failed += not explains(snap, s, hands[d], mid[d], players, n_mid, team)
     assert checked >= 30 and failed > 0
+
+
+def test_a_full_log_keeps_the_most_recent_decisions():
+    st = tc.new_state()
+    bnd = np.array([[1, 12]] * tc.MAX_PLAYERS, np.int64)
+    snap, _, _ = infer.new_workspace()
+    n_snap = 0
+    for k in range(infer.MAX_SNAP + 8):
+        st.hsize[0] = k  # marks the snapshot
+        n_snap = infer.record(snap, n_snap, k % 3, k, st.hsize, st.rlo, st.rhi, st.mrev,
+                              st.turn, st.owner, st.hknow, st.mknow, bnd)
+    assert n_snap == infer.MAX_SNAP
+    assert list(snap[:, infer.S_ACT]) == list(range(8, infer.MAX_SNAP + 8))
+    assert list(snap[:, infer.S_HSIZE]) == list(range(8, infer.MAX_SNAP + 8))
+    assert list(snap[:, infer.S_SEAT]) == [k % 3 for k in range(8, infer.MAX_SNAP + 8)]
 
 
 def choose(st, bnd, o, team, snap, n_snap, players, teams, deals=16, seed=0):
