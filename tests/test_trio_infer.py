@@ -48,7 +48,7 @@ def logged_decisions(players: int, teams: bool, seed: int, reveals: int):
     tacts = np.zeros(3, np.int64)
     h = np.uint64(0)
     if teams:
-        h = tc.team_swaps(-1, players, st.hands, st.hsize, st.hknow, acc, h)
+        h = np.uint64(tc.team_swaps(-1, players, st.hands, st.hsize, st.hknow, acc, h))
     snap, _, _ = infer.new_workspace()
     n_snap = 0
     trio = False
@@ -123,7 +123,8 @@ def test_a_full_log_keeps_the_most_recent_decisions():
     assert list(snap[:, infer.S_SEAT]) == [k % 3 for k in range(8, infer.MAX_SNAP + 8)]
 
 
-def choose(st, bnd, o, team, snap, n_snap, players, teams, deals=16, seed=0):
+def choose(st, bnd, o, team, snap, n_snap, players, teams, deals=16, seed=0, memo=True,
+           out=None):
     n_mid = tc.DEAL[(players, teams)][1]
     legal = np.zeros(tc.MAX_ACTIONS, np.int64)
     k = tc.legal_reveals(players, n_mid, st.hsize, st.rlo, st.rhi, st.mid, st.mrev, legal)
@@ -134,7 +135,10 @@ def choose(st, bnd, o, team, snap, n_snap, players, teams, deals=16, seed=0):
     before = rs.copy()
     a = infer.infer_choice(o, rs, deals, team, 0, players, n_mid, st.hands, st.hsize, st.rlo,
                            st.rhi, st.mid, st.mrev, st.turn, st.owner, st.hknow, st.mknow, bnd,
-                           legal, k, bi, bf, bi2, bf2, *scratch(), snap, n_snap, iw, fw)
+                           legal, k, bi, bf, bi2, bf2, *scratch(), snap, n_snap, iw, fw,
+                           memo)
+    if out is not None:
+        out.append((iw[infer.O_MEMO_N], rs.copy()))
     return int(a), not np.array_equal(rs, before)
 
 
@@ -147,6 +151,28 @@ def test_without_evidence_infer_plays_deduce_and_draws_nothing():
         assert a == deduce_of(st, bnd, o, 3, 9, False) and not drew
         seen += 1
     assert seen >= 3
+
+
+@pytest.mark.parametrize("players, teams, seed", [(3, False, 11), (4, True, 12)])
+def test_the_memo_changes_no_choice(players, teams, seed):
+    """Deals that give a logged seat the same hand share one ``deduce`` call; the choice
+    and the stream are those of calling it for every deal."""
+    calls = remembered = 0
+    for k, (st, bnd, o, team, snap, n_snap, _) in enumerate(
+            logged_decisions(players, teams, seed, 50)):
+        evidence = sum(snap[s, infer.S_SEAT] != o for s in range(n_snap))
+        if k % 2 or not evidence:
+            continue
+        with_memo, without = [], []
+        a, _ = choose(st, bnd, o, team, snap, n_snap, players, teams, deals=24, seed=k,
+                      out=with_memo)
+        b, _ = choose(st, bnd, o, team, snap, n_snap, players, teams, deals=24, seed=k,
+                      memo=False, out=without)
+        assert a == b and np.array_equal(with_memo[0][1], without[0][1])
+        assert without[0][0] == 0 and 1 <= with_memo[0][0] <= 24 * evidence
+        calls += 24 * evidence
+        remembered += with_memo[0][0]
+    assert calls >= 200 and remembered < calls  # some deals shared a call
 
 
 @pytest.mark.parametrize("players, teams, seed", [(3, False, 8), (4, True, 9)])

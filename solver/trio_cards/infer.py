@@ -38,7 +38,12 @@ exact belief says so).
 probabilities.  With no other seat's decision in the log the seat plays
 ``deduce`` exactly and draws nothing.  Cost: ``K`` times the logged decisions
 ``deduce`` calls a reveal (one ``infer:64`` seat: about 3 games a second
-against two ``deduce`` players at 3 players).
+against two ``deduce`` players at 3 players), less what the memo saves:
+``deduce`` reads no hidden card but its own hand (its no-peeking tests), so
+the answer for snapshot ``s`` depends on the deal only through the hand of
+``s``'s seat, and deals that give that seat the same hand share one call
+(:func:`explains_memo`; the same choices, about 1.3x faster with ``infer:64``
+in every seat).
 
 Workspace: ``snap`` (:data:`MAX_SNAP` x :data:`SNAP_W`, ``int64``), ``iw``
 (:data:`IW_LEN`, ``int64``) and ``fw`` (:data:`FW_LEN`, ``float64``), allocated
@@ -63,6 +68,8 @@ from trilab.solver.trio_cards.rules import (
 MISMATCH = 0.05  # weight factor of a deal under which a logged decision would differ
 PRIOR = 1.0  # the exact marginals' weight, in deals
 MAX_SNAP = 32  # logged decisions kept (the most recent)
+MEMO_SIZE = 4096  # answers of explains() remembered in one infer_choice call (a power of 2)
+MEMO_HASH = 2654435761  # Knuth's multiplicative constant (keys < 2**29: no overflow)
 
 # snapshot columns
 S_SEAT = 0
@@ -91,7 +98,9 @@ O_BND = O_OWNER + N_VALUES + 1
 O_HK = O_BND + 2 * MAX_PLAYERS
 O_MK = O_HK + MAX_PLAYERS * MAX_PLAYERS * MAX_HAND
 O_LEGAL = O_MK + MAX_PLAYERS * MAX_MIDDLE
-IW_LEN = O_LEGAL + MAX_ACTIONS
+O_MEMO_N = O_LEGAL + MAX_ACTIONS  # answers remembered
+O_MEMO = O_MEMO_N + 1  # MEMO_SIZE keys, then MEMO_SIZE answers
+IW_LEN = O_MEMO + 2 * MEMO_SIZE
 # fw: the weighted counts of every (hand, position, value), then of a middle card's value
 F_POOL = MAX_PLAYERS * MAX_HAND * (N_VALUES + 1)
 FW_LEN = F_POOL + N_VALUES + 1
@@ -178,6 +187,35 @@ def explains(s: int, snap: np.ndarray, team: np.ndarray, mode: int, n: int, n_mi
 
 
 @kernel
+def explains_memo(s: int, snap: np.ndarray, team: np.ndarray, mode: int, n: int, n_mid: int,
+                  iw: np.ndarray, bi2: np.ndarray, bf2: np.ndarray, score: np.ndarray,
+                  dl: np.ndarray, dh: np.ndarray, pl: np.ndarray, ph: np.ndarray,
+                  used: np.ndarray, use_memo: bool) -> bool:
+    """:func:`explains`, remembered by ``(s, the hand of s's seat)``: ``deduce`` reads no
+    other hidden card (its no-peeking tests), so deals that give the seat the same hand
+    get the same answer.  The memo is emptied by :func:`infer_choice` at each call."""
+    if not use_memo:
+        return explains(s, snap, team, mode, n, n_mid, iw, bi2, bf2, score, dl, dh, pl, ph,
+                        used)
+    q = snap[s, S_SEAT]
+    code = 0
+    for i in range(snap[s, S_HSIZE + q]):
+        code += 1 << (2 * (iw[O_HANDS + MAX_HAND * q + i] - 1))
+    key = (s << 24) + code + 1
+    h = ((key * MEMO_HASH) >> 12) & (MEMO_SIZE - 1)
+    while iw[O_MEMO + h] != 0:
+        if iw[O_MEMO + h] == key:
+            return iw[O_MEMO + MEMO_SIZE + h] == 1
+        h = (h + 1) & (MEMO_SIZE - 1)
+    ok = explains(s, snap, team, mode, n, n_mid, iw, bi2, bf2, score, dl, dh, pl, ph, used)
+    if iw[O_MEMO_N] < MEMO_SIZE // 2:
+        iw[O_MEMO + h] = key
+        iw[O_MEMO + MEMO_SIZE + h] = 1 if ok else 0
+        iw[O_MEMO_N] += 1
+    return ok
+
+
+@kernel
 def infer_choice(o: int, rs: np.ndarray, n_deals: int, team: np.ndarray, mode: int, n: int,
                  n_mid: int, hands: np.ndarray, hsize: np.ndarray, rlo: np.ndarray,
                  rhi: np.ndarray, mid: np.ndarray, mrev: np.ndarray, turn: np.ndarray,
@@ -185,7 +223,8 @@ def infer_choice(o: int, rs: np.ndarray, n_deals: int, team: np.ndarray, mode: i
                  legal: np.ndarray, n_legal: int, bi: np.ndarray, bf: np.ndarray,
                  bi2: np.ndarray, bf2: np.ndarray, score: np.ndarray, dl: np.ndarray,
                  dh: np.ndarray, pl: np.ndarray, ph: np.ndarray, used: np.ndarray,
-                 snap: np.ndarray, n_snap: int, iw: np.ndarray, fw: np.ndarray) -> int:
+                 snap: np.ndarray, n_snap: int, iw: np.ndarray, fw: np.ndarray,
+                 use_memo: bool = True) -> int:
     """The ``infer`` reveal of seat ``o`` with ``n_deals`` sampled deals (module
     docstring); -1: no belief, play ``memory``."""
     z = bl.compute(o, n, n_mid, hands, hsize, mid, owner, hknow, mknow, bnd, bi, bf, True)
@@ -199,6 +238,8 @@ def infer_choice(o: int, rs: np.ndarray, n_deals: int, team: np.ndarray, mode: i
         sh = iw[O_HANDS:O_MID].reshape((MAX_PLAYERS, MAX_HAND))
         sm = iw[O_MID:O_HSIZE]
         fw[:] = 0.0
+        iw[O_MEMO_N] = 0
+        iw[O_MEMO:O_MEMO + MEMO_SIZE] = 0
         n_unknown_mid = 0
         for j in range(n_mid):
             if mid[j] != 0 and mknow[o, j] == 0:
@@ -208,9 +249,9 @@ def infer_choice(o: int, rs: np.ndarray, n_deals: int, team: np.ndarray, mode: i
             bl.sample(rs, o, n, n_mid, hands, hsize, mid, hknow, mknow, bi, bf, sh, sm)
             w = 1.0
             for s in range(n_snap - 1, -1, -1):
-                if snap[s, S_SEAT] != o and not explains(s, snap, team, mode, n, n_mid, iw,
-                                                         bi2, bf2, score, dl, dh, pl, ph,
-                                                         used):
+                if snap[s, S_SEAT] != o and not explains_memo(
+                        s, snap, team, mode, n, n_mid, iw, bi2, bf2, score, dl, dh, pl, ph,
+                        used, use_memo):
                     w *= MISMATCH
             total += w
             for q in range(n):
