@@ -102,6 +102,18 @@ results-trio-strong: install
 	  $(VENV)/bin/trilab simulate trio-cards --policy $$pol --games 1000 --seed 6100 --chunk 50 \
 	    --out $$out || exit 1; done
 	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p3-simple-infer-64
+	# infer:64 against deduce in spicy games, pre-registered on seed 6200 (session 26)
+	# before its spicy seat table is played
+	out=$(TRIO_STRENGTH)/p3-spicy-deduce-all-s6200.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --mode spicy --policy deduce --games 1000 \
+	    --seed 6200 --chunk 50 --out $$out || exit 1
+	for k in 0 1 2; do \
+	  pol=$$(echo deduce,deduce,deduce | awk -F, -v k=$$k -v p=infer:64 '{$$(k+1)=p; OFS=","; print $$1,$$2,$$3}'); \
+	  out=$(TRIO_STRENGTH)/p3-spicy-infer-64-vs-deduce-seat$$k.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --mode spicy --policy $$pol --games 1000 \
+	    --seed 6200 --chunk 50 --out $$out || exit 1; done
+	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p3-spicy-infer-64-vs-deduce \
+	  --paired $(TRIO_STRENGTH)/p3-spicy-deduce-all-s6200.csv
 	for mode in simple spicy; do \
 	  out=results/trio-cards/deduce/p3-$$mode-deduce.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 3 --mode $$mode --policy deduce \
@@ -122,11 +134,13 @@ results-trio-strong: install
 	  out=results/trio-cards/deduce/p6-$$mode-deduce.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode $$mode --policy deduce \
 	    --games 5500 --seed 2026 --chunk 100 --out $$out || exit 1; done
-	# infer:64 in every seat (the strongest policy; about 1.3 games a second at 3 players,
-	# so this table takes several sessions: it resumes from its saved chunks)
-	out=results/trio-cards/infer/p3-simple-infer-64.csv; test -f $$out || \
-	  $(VENV)/bin/trilab simulate trio-cards --players 3 --mode simple --policy infer:64 \
-	    --games 20000 --seed 2026 --chunk 100 --out $$out || exit 1
+	# infer:64 in every seat (the strongest policy; about 1.6 games a second at 3 players,
+	# so a table takes hours: it resumes from its saved chunks).  10,000 games: at most
+	# +-1 point per seat (the 20,000 first planned were cut to what a session allows)
+	for mode in simple spicy; do \
+	  out=results/trio-cards/infer/p3-$$mode-infer-64.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players 3 --mode $$mode --policy infer:64 \
+	    --games 10000 --seed 2026 --chunk 100 --out $$out || exit 1; done
 
 bench: install
 	$(PY) benchmarks/bench_cli.py --cli 2 6 --tt 5 6 7
