@@ -268,24 +268,30 @@ def _simulated_section(results: Path, game: str, title: str) -> str:
 
 
 def _strong_players(results: Path) -> str:
-    """The card game between strong players: the seat studies with ``deduce`` in every
-    seat beside those with ``memory``, and the strength tables (one policy in one seat,
-    every seat position)."""
+    """The card game between strong players: the seat studies with ``deduce`` and with
+    ``infer:K`` in every seat beside those with ``memory``, and the strength tables (one
+    policy in one seat, every seat position)."""
     from trilab.analysis.trio_cards_strength import seat_comparison
 
     parts = []
     comp = seat_comparison(results)
     if not comp.empty:
         flips = comp[(comp.memory_high < 0) & (comp.deduce_low > 0)]
-        parts.append("<h3>Between strong players: <code>deduce</code> in every seat</h3>")
+        played = comp[comp.infer_games.notna()]
+        parts.append("<h3>Between strong players: <code>deduce</code> and <code>infer</code> "
+                     "in every seat</h3>")
         parts.append(
             f"<p>The first seat's advantage (win rate minus fair share, 95% interval) with "
-            f"<code>memory</code> and with <code>deduce</code> (exact belief over the hidden "
-            f"cards) in every seat, for {len(comp)} tables. In {len(flips)} of them the "
-            "first seat's disadvantage between <code>memory</code> players becomes an "
-            "advantage between <code>deduce</code> players (both intervals exclude 0).</p>")
+            f"<code>memory</code>, with <code>deduce</code> (exact belief over the hidden "
+            f"cards) and with <code>infer:K</code> (<code>deduce</code> reading the other "
+            f"players' choices; the strongest policy measured, at 3 players) in every seat, "
+            f"for {len(comp)} tables; <code>infer</code> is played at {len(played)} of them "
+            f"(empty cells: not played, it is slow). In {len(flips)} tables the first "
+            "seat's disadvantage between <code>memory</code> players becomes an advantage "
+            "between <code>deduce</code> players (both intervals exclude 0).</p>")
         parts.append(_table(comp))
-        parts.append(_how(sorted((results / "trio-cards" / "deduce").glob("*.meta.json"))))
+        parts.append(_how(sorted((results / "trio-cards" / "deduce").glob("*.meta.json")) +
+                          sorted((results / "trio-cards" / "infer").glob("*.meta.json"))))
     strength = sorted(p for p in (results / "trio-cards" / "strength").glob("*.csv")
                       if "-seat" not in p.stem) if (results / "trio-cards").exists() else []
     if strength:

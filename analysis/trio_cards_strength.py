@@ -15,7 +15,8 @@ interval than from the win rates alone.  It reads the per-game rows
 (``.parquet``) ``trilab simulate`` writes beside each table.
 
 :func:`seat_comparison` puts the seat studies with ``memory`` in every seat beside
-those with ``deduce`` in every seat, one row per table (players, mode, teams).
+those with ``deduce`` and with ``infer:K`` in every seat, one row per table (players,
+mode, teams).
 
     python -m trilab.analysis.trio_cards_strength results/trio-cards/strength/p3-simple-deduce
     python -m trilab.analysis.trio_cards_strength PREFIX --paired BASELINE.csv
@@ -116,35 +117,61 @@ def paired(prefix: str, baseline: str) -> list[dict]:
 
 
 def _equal(table: pd.DataFrame, policy: str) -> pd.DataFrame:
-    """The studies of ``table`` with ``policy`` in every seat."""
+    """The studies of ``table`` with ``policy`` in every seat (``"infer:"``: with one
+    ``infer:K`` in every seat)."""
     if table.empty:
         return table
-    keep = table.policies.map(lambda p: set(p.split(",")) == {policy})
+    if policy.endswith(":"):
+        keep = table.policies.map(lambda p: len(set(p.split(","))) == 1 and
+                                  p.startswith(policy))
+    else:
+        keep = table.policies.map(lambda p: set(p.split(",")) == {policy})
     return table[keep].drop_duplicates(["players", "mode", "teams"], keep="last")
 
 
+KEYS = ["players", "mode", "teams"]
+
+
+def _columns(table: pd.DataFrame, name: str) -> pd.DataFrame:
+    """A study table's games, first-seat advantage with its interval and turn-cap share,
+    as ``<name>_games``, ``<name>_advantage``, ``<name>_low``, ``<name>_high`` and
+    ``<name>_unfinished``."""
+    t = table.assign(unfinished_share=table.unfinished / table.games)
+    t = t[KEYS + ["games", "first_seat_advantage", "ci_low", "ci_high", "unfinished_share"]]
+    return t.rename(columns={"games": f"{name}_games",
+                             "first_seat_advantage": f"{name}_advantage",
+                             "ci_low": f"{name}_low", "ci_high": f"{name}_high",
+                             "unfinished_share": f"{name}_unfinished"})
+
+
 def seat_comparison(results: str | Path) -> pd.DataFrame:
-    """Per table (players, mode, teams): the first seat's advantage (its win rate minus
-    its fair share, 95% interval) with ``memory`` in every seat and with ``deduce`` in
-    every seat, the games of each and deduce's turn-cap share."""
+    """Per table (players, mode, teams) with a ``deduce`` study: the first seat's
+    advantage (its win rate minus its fair share, 95% interval) with ``memory``, with
+    ``deduce`` and, where played, with ``infer:K`` in every seat (``results/trio-cards/``,
+    ``deduce/`` and ``infer/``; NaN where there is no ``infer`` table), the games of each
+    and the strong policies' turn-cap shares."""
     folder = Path(results) / "trio-cards"
-    memory = _equal(collect(folder), "memory") if folder.exists() else pd.DataFrame()
-    deduce = _equal(collect(folder / "deduce"), "deduce") if (folder / "deduce").exists() \
-        else pd.DataFrame()
+
+    def study(sub: str, policy: str) -> pd.DataFrame:
+        return _equal(collect(folder / sub), policy) if (folder / sub).exists() \
+            else pd.DataFrame()
+
+    memory, deduce, infer = study("", "memory"), study("deduce", "deduce"), \
+        study("infer", "infer:")
     cols = ["players", "mode", "teams", "memory_games", "memory_advantage", "memory_low",
             "memory_high", "deduce_games", "deduce_advantage", "deduce_low", "deduce_high",
-            "deduce_unfinished"]
+            "deduce_unfinished", "infer_games", "infer_advantage", "infer_low", "infer_high",
+            "infer_unfinished"]
     if memory.empty or deduce.empty:
         return pd.DataFrame(columns=cols)
-    keys = ["players", "mode", "teams"]
-    m = memory[keys + ["games", "first_seat_advantage", "ci_low", "ci_high"]].rename(
-        columns={"games": "memory_games", "first_seat_advantage": "memory_advantage",
-                 "ci_low": "memory_low", "ci_high": "memory_high"})
-    d = deduce.assign(deduce_unfinished=deduce.unfinished / deduce.games)[
-        keys + ["games", "first_seat_advantage", "ci_low", "ci_high", "deduce_unfinished"]]
-    d = d.rename(columns={"games": "deduce_games", "first_seat_advantage": "deduce_advantage",
-                          "ci_low": "deduce_low", "ci_high": "deduce_high"})
-    return m.merge(d, on=keys).sort_values(keys).reset_index(drop=True)[cols]
+    m = _columns(memory, "memory").drop(columns="memory_unfinished")
+    comp = m.merge(_columns(deduce, "deduce"), on=KEYS)
+    i = _columns(infer, "infer") if not infer.empty else \
+        pd.DataFrame(columns=KEYS + cols[-5:])
+    comp = comp.merge(i, on=KEYS, how="left")
+    comp[cols[-4:]] = comp[cols[-4:]].astype(float)
+    comp["infer_games"] = comp["infer_games"].astype("Int64")
+    return comp.sort_values(KEYS).reset_index(drop=True)[cols]
 
 
 if __name__ == "__main__":

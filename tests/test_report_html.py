@@ -34,7 +34,8 @@ def test_page_is_self_contained(page_file):
     assert "Strength ladders of the MCTS agents" in text and "mcts-greedy:10000:4" in text
     assert "Calibration: the agents against perfect play" in text and "mcts-solve:50000" in text
     # the card game between strong players: deduce beside memory, the strength tables
-    assert "Between strong players: <code>deduce</code> in every seat" in text
+    assert ("Between strong players: <code>deduce</code> and <code>infer</code> in every "
+            "seat") in text
     assert "Strength: one policy in one seat, every seat position" in text
 
 

@@ -67,7 +67,7 @@ def test_paired_gains_compare_the_same_games(tmp_path):
         paired(str(same), str(other))
 
 
-def test_seat_comparison_puts_memory_beside_deduce(tmp_path):
+def test_seat_comparison_puts_memory_beside_deduce_and_infer(tmp_path):
     base = tmp_path / "trio-cards"
     memory = simulation.simulate("trio-cards", {"players": 4, "policies": ["memory"]}, 80,
                                  seed=1, out=base / "p4-simple-memory.csv")
@@ -77,9 +77,20 @@ def test_seat_comparison_puts_memory_beside_deduce(tmp_path):
                         seed=1, out=base / "deduce" / "mixed.csv")  # not equal players
     simulation.simulate("trio-cards", {"players": 3, "policies": ["memory"]}, 20, seed=1,
                         out=base / "p3-simple-memory.csv")  # no deduce twin
+    simulation.simulate("trio-cards", {"players": 4, "teams": True, "policies": ["memory"]},
+                        20, seed=1, out=base / "p4-simple-teams-memory.csv")
+    simulation.simulate("trio-cards", {"players": 4, "teams": True, "policies": ["deduce"]},
+                        20, seed=1, out=base / "deduce" / "p4-simple-teams-deduce.csv")
+    infer = simulation.simulate("trio-cards", {"players": 4, "policies": ["infer:2"]}, 12,
+                                seed=1, out=base / "infer" / "p4-simple-infer-2.csv")
     comp = seat_comparison(tmp_path)
-    assert len(comp) == 1
+    assert len(comp) == 2
+    assert comp.iloc[1].teams and comp.iloc[1][["infer_games", "infer_advantage"]].isna().all()
     row = comp.iloc[0]
+    assert row.infer_games == 12
+    assert [row.infer_advantage, row.infer_low, row.infer_high] == pytest.approx(
+        [infer.summary["first_seat_advantage"], *infer.summary["first_seat_advantage_ci"]])
+    assert row.infer_unfinished == 0
     assert (row.players, row["mode"], bool(row.teams)) == (4, "simple", False)
     assert row.memory_advantage == pytest.approx(memory.summary["first_seat_advantage"])
     assert row.deduce_advantage == pytest.approx(deduce.summary["first_seat_advantage"])
