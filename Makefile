@@ -114,6 +114,17 @@ results-trio-strong: install
 	    --seed 6200 --chunk 50 --out $$out || exit 1; done
 	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p3-spicy-infer-64-vs-deduce \
 	  --paired $(TRIO_STRENGTH)/p3-spicy-deduce-all-s6200.csv
+	# infer:64 against deduce at 4 players (simple), pre-registered on seed 6300 (session 26)
+	out=$(TRIO_STRENGTH)/p4-simple-deduce-all-s6300.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players 4 --policy deduce --games 1000 \
+	    --seed 6300 --chunk 50 --out $$out || exit 1
+	for k in 0 1 2 3; do \
+	  pol=$$(echo deduce,deduce,deduce,deduce | awk -F, -v k=$$k -v p=infer:64 '{$$(k+1)=p; OFS=","; print $$1,$$2,$$3,$$4}'); \
+	  out=$(TRIO_STRENGTH)/p4-simple-infer-64-vs-deduce-seat$$k.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players 4 --policy $$pol --games 1000 \
+	    --seed 6300 --chunk 50 --out $$out || exit 1; done
+	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p4-simple-infer-64-vs-deduce \
+	  --paired $(TRIO_STRENGTH)/p4-simple-deduce-all-s6300.csv
 	for mode in simple spicy; do \
 	  out=results/trio-cards/deduce/p3-$$mode-deduce.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 3 --mode $$mode --policy deduce \
