@@ -289,7 +289,8 @@ def _strong_players(results: Path) -> str:
             f"(empty cells: not played, it is slow). In {len(flips)} tables the first "
             "seat's disadvantage between <code>memory</code> players becomes an advantage "
             "between <code>deduce</code> players (both intervals exclude 0).</p>")
-        parts.append(_table(comp))
+        games = comp.infer_games.astype(object)
+        parts.append(_table(comp.assign(infer_games=games.where(games.notna(), ""))))
         parts.append(_how(sorted((results / "trio-cards" / "deduce").glob("*.meta.json")) +
                           sorted((results / "trio-cards" / "infer").glob("*.meta.json"))))
     strength = sorted(p for p in (results / "trio-cards" / "strength").glob("*.csv")

@@ -36,6 +36,7 @@ def test_page_is_self_contained(page_file):
     # the card game between strong players: deduce beside memory, the strength tables
     assert ("Between strong players: <code>deduce</code> and <code>infer</code> in every "
             "seat") in text
+    assert "&lt;NA&gt;" not in text and "<td>nan</td>" not in text.lower()  # empty cells
     assert "Strength: one policy in one seat, every seat position" in text
 
 
