@@ -213,7 +213,7 @@ def test_resumed_searches_agree_with_whole_ones_on_random_positions(tmp_path, th
     import random
 
     rng = random.Random(threads)
-    checked = resumed = 0
+    checked = resumed = stopped_wins = 0
     while checked < 10:
         pos = trike.opening(6, rng.randrange(21))
         for _ in range(rng.randrange(1, 5)):
@@ -239,17 +239,26 @@ def test_resumed_searches_agree_with_whole_ones_on_random_positions(tmp_path, th
                         raise Stop
 
                 s.progress = stop
+                stopped = False
                 try:
                     getattr(s, ask)(pos)
                 except Stop:
-                    pass
+                    stopped = True
                 s = AlphaBetaSolver(6, tt_mb=4, chunk_nodes=1 << 10, threads=threads)
                 s.checkpoint = saved = SearchCheckpoint(path, every_seconds=0.0)
                 assert getattr(s, ask)(pos) == (win if ask == "is_win" else margin)
+                if ask == "is_win":  # one probe: a stop leaves its stack, resumed here
+                    assert saved.resumed or not stopped
+                    stopped_wins += stopped
                 resumed += saved.resumed
-    # of the 40 stops; a stop in a later probe of a margin search is not resumed (the
-    # earlier probes, run again, save their own stacks over it)
-    assert resumed >= 30
+    if threads == 1:
+        # of the 40 stops; a stop in a later probe of a margin search is not resumed (the
+        # earlier probes, run again, save their own stacks over it)
+        assert resumed >= 30
+    else:
+        # with two threads a helper can finish the search before the stop's node count
+        # (a busy machine deschedules the caller): fewer stops, each one resumed
+        assert stopped_wins >= 5
 
 
 class _Prefetching(executors.SerialExecutor):
