@@ -152,6 +152,10 @@ results-trio-strong: install
 	  out=results/trio-cards/infer/p3-$$mode-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 3 --mode $$mode --policy infer:64 \
 	    --games 10000 --seed 2026 --chunk 100 --out $$out || exit 1; done
+	# 4 players: about 5 s a game (several sessions; confirmed stronger on seed 6300)
+	out=results/trio-cards/infer/p4-simple-infer-64.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players 4 --mode simple --policy infer:64 \
+	    --games 8000 --seed 2026 --chunk 100 --out $$out || exit 1
 
 bench: install
 	$(PY) benchmarks/bench_cli.py --cli 2 6 --tt 5 6 7
