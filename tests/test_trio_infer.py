@@ -121,16 +121,21 @@ def test_a_full_log_keeps_the_most_recent_decisions():
     assert list(snap[:, infer.S_ACT]) == list(range(8, infer.MAX_SNAP + 8))
     assert list(snap[:, infer.S_HSIZE]) == list(range(8, infer.MAX_SNAP + 8))
     assert list(snap[:, infer.S_SEAT]) == [k % 3 for k in range(8, infer.MAX_SNAP + 8)]
+    assert list(snap[:, infer.S_ID]) == list(range(9, infer.MAX_SNAP + 9))  # the memo's keys
+    n_snap = infer.record(snap, 0, 1, 5, st.hsize, st.rlo, st.rhi, st.mrev, st.turn,
+                          st.owner, st.hknow, st.mknow, bnd)
+    assert n_snap == 1 and snap[0, infer.S_ID] == 1  # an emptied log counts from 1 again
 
 
 def choose(st, bnd, o, team, snap, n_snap, players, teams, deals=16, seed=0, memo=True,
-           out=None):
+           out=None, iw=None, fw=None):
     n_mid = tc.DEAL[(players, teams)][1]
     legal = np.zeros(tc.MAX_ACTIONS, np.int64)
     k = tc.legal_reveals(players, n_mid, st.hsize, st.rlo, st.rhi, st.mid, st.mrev, legal)
     bi, bf = bl.new_workspace()
     bi2, bf2 = bl.new_workspace()
-    _, iw, fw = infer.new_workspace()
+    if iw is None:
+        _, iw, fw = infer.new_workspace()
     rs = game_stream(np.uint64(seed), np.uint64(7))
     before = rs.copy()
     a = infer.infer_choice(o, rs, deals, team, 0, players, n_mid, st.hands, st.hsize, st.rlo,
@@ -155,24 +160,37 @@ def test_without_evidence_infer_plays_deduce_and_draws_nothing():
 
 @pytest.mark.parametrize("players, teams, seed", [(3, False, 11), (4, True, 12)])
 def test_the_memo_changes_no_choice(players, teams, seed):
-    """Deals that give a logged seat the same hand share one ``deduce`` call; the choice
-    and the stream are those of calling it for every deal."""
-    calls = remembered = 0
-    for k, (st, bnd, o, team, snap, n_snap, _) in enumerate(
-            logged_decisions(players, teams, seed, 50)):
+    """Deals that give a logged seat the same hand share one ``deduce`` call, within a
+    decision and across the decisions until the log is emptied (as the engine keeps it:
+    one workspace, emptied by :func:`infer.forget` at each trio); the choice and the
+    stream are those of calling ``deduce`` for every deal."""
+    n_mid = tc.DEAL[(players, teams)][1]
+    _, kept, fw = infer.new_workspace()
+    calls = remembered = alone = 0
+    for k, (st, bnd, o, team, snap, n_snap, trio) in enumerate(
+            logged_decisions(players, teams, seed, 60)):
+        if trio:
+            infer.forget(kept)
         evidence = sum(snap[s, infer.S_SEAT] != o for s in range(n_snap))
-        if k % 2 or not evidence:
+        if not evidence:
             continue
-        with_memo, without = [], []
+        before = kept[infer.O_MEMO_N]
+        with_memo, without, fresh = [], [], []
         a, _ = choose(st, bnd, o, team, snap, n_snap, players, teams, deals=24, seed=k,
-                      out=with_memo)
+                      out=with_memo, iw=kept, fw=fw)
         b, _ = choose(st, bnd, o, team, snap, n_snap, players, teams, deals=24, seed=k,
                       memo=False, out=without)
-        assert a == b and np.array_equal(with_memo[0][1], without[0][1])
-        assert without[0][0] == 0 and 1 <= with_memo[0][0] <= 24 * evidence
+        c, _ = choose(st, bnd, o, team, snap, n_snap, players, teams, deals=24, seed=k,
+                      out=fresh)
+        assert a == b == c
+        assert np.array_equal(with_memo[0][1], without[0][1])
+        assert np.array_equal(fresh[0][1], without[0][1])
+        assert without[0][0] == 0 and 1 <= fresh[0][0] <= 24 * evidence
         calls += 24 * evidence
-        remembered += with_memo[0][0]
-    assert calls >= 200 and remembered < calls  # some deals shared a call
+        remembered += with_memo[0][0] - before
+        alone += fresh[0][0]
+    assert calls >= 200 and alone < calls  # deals of one decision shared a call
+    assert remembered < alone  # and decisions shared the calls of earlier ones
 
 
 @pytest.mark.parametrize("players, teams, seed", [(3, False, 8), (4, True, 9)])

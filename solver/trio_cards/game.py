@@ -277,6 +277,7 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
         track = track or icfg[I_POLICY + p] != RANDOM
         inferring = inferring or icfg[I_POLICY + p] == INFER
     n_snap = 0
+    infer.forget(iw)
     for tn in range(icfg[I_TURN_CAP]):
         p = tn % n
         policy = icfg[I_POLICY + p]
@@ -309,6 +310,7 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
                                     owner, hknow, mknow, bnd, tacts, acc, track, h)
             if status == TRIO:
                 n_snap = 0  # the hands changed (and in team play were swapped)
+                infer.forget(iw)
             if status == GO_ON:
                 continue
             if status >= WON:
