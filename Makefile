@@ -125,6 +125,22 @@ results-trio-strong: install
 	    --seed 6300 --chunk 50 --out $$out || exit 1; done
 	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p4-simple-infer-64-vs-deduce \
 	  --paired $(TRIO_STRENGTH)/p4-simple-deduce-all-s6300.csv
+	# infer:64 against deduce in 4-player team games (partners in seats 0+2 and 1+3; the
+	# infer seat's partner plays deduce), pre-registered on seeds 6400 (simple) and 6500
+	# (spicy) in session 27 before either team table is played: confirmed when the paired
+	# gain's interval is above zero
+	for mode in simple spicy; do \
+	  seed=$$(test $$mode = simple && echo 6400 || echo 6500); \
+	  out=$(TRIO_STRENGTH)/p4-$$mode-teams-deduce-all-s$$seed.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players 4 --teams --mode $$mode --policy deduce \
+	    --games 1000 --seed $$seed --chunk 50 --out $$out || exit 1; \
+	  for k in 0 1 2 3; do \
+	    pol=$$(echo deduce,deduce,deduce,deduce | awk -F, -v k=$$k -v p=infer:64 '{$$(k+1)=p; OFS=","; print $$1,$$2,$$3,$$4}'); \
+	    out=$(TRIO_STRENGTH)/p4-$$mode-teams-infer-64-vs-deduce-seat$$k.csv; test -f $$out || \
+	    $(VENV)/bin/trilab simulate trio-cards --players 4 --teams --mode $$mode --policy $$pol \
+	      --games 1000 --seed $$seed --chunk 50 --out $$out || exit 1; done; \
+	  $(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p4-$$mode-teams-infer-64-vs-deduce \
+	    --paired $(TRIO_STRENGTH)/p4-$$mode-teams-deduce-all-s$$seed.csv || exit 1; done
 	for mode in simple spicy; do \
 	  out=results/trio-cards/deduce/p3-$$mode-deduce.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 3 --mode $$mode --policy deduce \
