@@ -125,6 +125,18 @@ results-trio-strong: install
 	    --seed 6300 --chunk 50 --out $$out || exit 1; done
 	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p4-simple-infer-64-vs-deduce \
 	  --paired $(TRIO_STRENGTH)/p4-simple-deduce-all-s6300.csv
+	# infer:64 against deduce at 4 players (spicy), pre-registered on seed 6600 (session 27)
+	# before its seat table is played
+	out=$(TRIO_STRENGTH)/p4-spicy-deduce-all-s6600.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players 4 --mode spicy --policy deduce \
+	    --games 1000 --seed 6600 --chunk 50 --out $$out || exit 1
+	for k in 0 1 2 3; do \
+	  pol=$$(echo deduce,deduce,deduce,deduce | awk -F, -v k=$$k -v p=infer:64 '{$$(k+1)=p; OFS=","; print $$1,$$2,$$3,$$4}'); \
+	  out=$(TRIO_STRENGTH)/p4-spicy-infer-64-vs-deduce-seat$$k.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players 4 --mode spicy --policy $$pol \
+	    --games 1000 --seed 6600 --chunk 50 --out $$out || exit 1; done
+	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p4-spicy-infer-64-vs-deduce \
+	  --paired $(TRIO_STRENGTH)/p4-spicy-deduce-all-s6600.csv
 	# infer:64 against deduce in 4-player team games (partners in seats 0+2 and 1+3; the
 	# infer seat's partner plays deduce), pre-registered on seeds 6400 (simple) and 6500
 	# (spicy) in session 27 before either team table is played: confirmed when the paired
