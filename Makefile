@@ -173,18 +173,18 @@ results-trio-strong: install
 	  out=results/trio-cards/deduce/p6-$$mode-deduce.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode $$mode --policy deduce \
 	    --games 5500 --seed 2026 --chunk 100 --out $$out || exit 1; done
-	# infer:64 in every seat (the strongest policy; about 1.6 games a second at 3 players,
-	# so a table takes hours: it resumes from its saved chunks).  10,000 games: at most
+	# infer:64 in every seat (the strongest policy; about 5 games a second at 3 players
+	# since session 27; a table stopped midway resumes from its saved chunks).  10,000 games: at most
 	# +-1 point per seat (the 20,000 first planned were cut to what a session allows)
 	for mode in simple spicy; do \
 	  out=results/trio-cards/infer/p3-$$mode-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 3 --mode $$mode --policy infer:64 \
 	    --games 10000 --seed 2026 --chunk 100 --out $$out || exit 1; done
-	# 4 players: about 5 s a game (several sessions; confirmed stronger on seed 6300)
+	# 4 players: about 1 s a game since session 27 (about 2 hours; confirmed stronger on seed 6300)
 	out=results/trio-cards/infer/p4-simple-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 4 --mode simple --policy infer:64 \
 	    --games 8000 --seed 2026 --chunk 100 --out $$out || exit 1
-	# 4-player teams: about 0.3 s a game (confirmed stronger on seeds 6400 and 6500);
+	# 4-player teams: under 0.2 s a game (confirmed stronger on seeds 6400 and 6500);
 	# 10,000 games like the deduce team tables
 	for mode in simple spicy; do \
 	  out=results/trio-cards/infer/p4-$$mode-teams-infer-64.csv; test -f $$out || \
