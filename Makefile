@@ -184,6 +184,10 @@ results-trio-strong: install
 	out=results/trio-cards/infer/p4-simple-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 4 --mode simple --policy infer:64 \
 	    --games 8000 --seed 2026 --chunk 100 --out $$out || exit 1
+	# 4 players, spicy: confirmed stronger on seed 6600 (session 27); about 2 core-hours
+	out=results/trio-cards/infer/p4-spicy-infer-64.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players 4 --mode spicy --policy infer:64 \
+	    --games 8000 --seed 2026 --chunk 100 --out $$out || exit 1
 	# 4-player teams: under 0.2 s a game (confirmed stronger on seeds 6400 and 6500);
 	# 10,000 games like the deduce team tables
 	for mode in simple spicy; do \
