@@ -37,8 +37,8 @@ exact belief says so).
 **The choice.**  ``deduce``'s rules (:func:`deduce.deduce_scored`) on those
 probabilities.  With no other seat's decision in the log the seat plays
 ``deduce`` exactly and draws nothing.  Cost: ``K`` times the logged decisions
-``deduce`` calls a reveal (one ``infer:64`` seat: about 3 games a second
-against two ``deduce`` players at 3 players), less what the memo saves:
+``deduce`` calls a reveal (with ``infer:64`` in every seat about 5 games a
+second at 3 players and 1 at 4), less what the memo saves:
 ``deduce`` reads no hidden card but its own hand (its no-peeking tests), so
 the answer for snapshot ``s`` depends on the deal only through the hand of
 ``s``'s seat, and deals that give that seat the same hand share one call
