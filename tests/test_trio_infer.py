@@ -164,7 +164,6 @@ def test_the_memo_changes_no_choice(players, teams, seed):
     decision and across the decisions until the log is emptied (as the engine keeps it:
     one workspace, emptied by :func:`infer.forget` at each trio); the choice and the
     stream are those of calling ``deduce`` for every deal."""
-    n_mid = tc.DEAL[(players, teams)][1]
     _, kept, fw = infer.new_workspace()
     calls = remembered = alone = 0
     for k, (st, bnd, o, team, snap, n_snap, trio) in enumerate(
