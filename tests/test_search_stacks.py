@@ -214,7 +214,9 @@ def test_resumed_searches_agree_with_whole_ones_on_random_positions(tmp_path, th
 
     rng = random.Random(threads)
     checked = resumed = stopped_wins = 0
-    while checked < 10:
+    # with two threads a helper can finish a search before the stop's node count (a busy
+    # machine deschedules the caller): more positions until enough searches were stopped
+    while checked < 10 or (threads == 2 and stopped_wins < 5 and checked < 80):
         pos = trike.opening(6, rng.randrange(21))
         for _ in range(rng.randrange(1, 5)):
             if pos.legal_moves():
@@ -255,9 +257,7 @@ def test_resumed_searches_agree_with_whole_ones_on_random_positions(tmp_path, th
         # of the 40 stops; a stop in a later probe of a margin search is not resumed (the
         # earlier probes, run again, save their own stacks over it)
         assert resumed >= 30
-    else:
-        # with two threads a helper can finish the search before the stop's node count
-        # (a busy machine deschedules the caller): fewer stops, each one resumed
+    else:  # every stop was resumed (above), and there were stops to resume
         assert stopped_wins >= 5
 
 
