@@ -153,6 +153,21 @@ results-trio-strong: install
 	      --games 1000 --seed $$seed --chunk 50 --out $$out || exit 1; done; \
 	  $(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p4-$$mode-teams-infer-64-vs-deduce \
 	    --paired $(TRIO_STRENGTH)/p4-$$mode-teams-deduce-all-s$$seed.csv || exit 1; done
+	# infer:64 against deduce at 5 and 6 players (simple), pre-registered on seeds 6700
+	# (5 players) and 6800 (6 players) in session 28 before either is played: is infer
+	# still the stronger policy there (the tables in every seat cost 5-40 core-hours)?
+	for n in 5 6; do \
+	  seed=$$(test $$n = 5 && echo 6700 || echo 6800); \
+	  out=$(TRIO_STRENGTH)/p$$n-simple-deduce-all-s$$seed.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players $$n --policy deduce \
+	    --games 1000 --seed $$seed --chunk 50 --out $$out || exit 1; \
+	  for k in $$(seq 0 $$((n - 1))); do \
+	    pol=$$(seq $$n | awk -v k=$$k '{printf "%s%s", (NR > 1 ? "," : ""), (NR == k + 1 ? "infer:64" : "deduce")}'); \
+	    out=$(TRIO_STRENGTH)/p$$n-simple-infer-64-vs-deduce-seat$$k.csv; test -f $$out || \
+	    $(VENV)/bin/trilab simulate trio-cards --players $$n --policy $$pol \
+	      --games 1000 --seed $$seed --chunk 50 --out $$out || exit 1; done; \
+	  $(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p$$n-simple-infer-64-vs-deduce \
+	    --paired $(TRIO_STRENGTH)/p$$n-simple-deduce-all-s$$seed.csv || exit 1; done
 	for mode in simple spicy; do \
 	  out=results/trio-cards/deduce/p3-$$mode-deduce.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 3 --mode $$mode --policy deduce \
