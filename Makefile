@@ -209,6 +209,11 @@ results-trio-strong: install
 	  out=results/trio-cards/infer/p4-$$mode-teams-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 4 --mode $$mode --teams --policy infer:64 \
 	    --games 10000 --seed 2026 --chunk 100 --out $$out || exit 1; done
+	# 5 players, simple: confirmed stronger on seed 6700 (session 28); about 3.6 s of one
+	# core a game, so about 6 core-hours; 6,000 games like the deduce table
+	out=results/trio-cards/infer/p5-simple-infer-64.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players 5 --mode simple --policy infer:64 \
+	    --games 6000 --seed 2026 --chunk 100 --out $$out || exit 1
 
 bench: install
 	$(PY) benchmarks/bench_cli.py --cli 2 6 --tt 5 6 7
