@@ -155,7 +155,7 @@ results-trio-strong: install
 	    --paired $(TRIO_STRENGTH)/p4-$$mode-teams-deduce-all-s$$seed.csv || exit 1; done
 	# infer:64 against deduce at 5 and 6 players (simple), pre-registered on seeds 6700
 	# (5 players) and 6800 (6 players) in session 28 before either is played: is infer
-	# still the stronger policy there (the tables in every seat cost 5-40 core-hours)?
+	# still the stronger policy there (the tables in every seat cost about 6 and 19 core-hours)?
 	for n in 5 6; do \
 	  seed=$$(test $$n = 5 && echo 6700 || echo 6800); \
 	  out=$(TRIO_STRENGTH)/p$$n-simple-deduce-all-s$$seed.csv; test -f $$out || \
