@@ -168,6 +168,25 @@ results-trio-strong: install
 	      --games 1000 --seed $$seed --chunk 50 --out $$out || exit 1; done; \
 	  $(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p$$n-simple-infer-64-vs-deduce \
 	    --paired $(TRIO_STRENGTH)/p$$n-simple-deduce-all-s$$seed.csv || exit 1; done
+	# The other 5- and 6-player configurations, pre-registered in session 29 before any is
+	# played: 5 players spicy on seed 6900, 6 players spicy on 7000, 6-player teams (partners
+	# p and p+3; the infer seat's partner plays deduce) simple on 7100 and spicy on 7200.
+	# Confirmed when the paired gain's interval is above zero; where it is not, that
+	# configuration's seat table is played with deduce only (already in results/trio-cards/deduce)
+	for cfg in 5:spicy::6900 6:spicy::7000 6:simple:--teams:7100 6:spicy:--teams:7200; do \
+	  n=$$(echo $$cfg | cut -d: -f1); mode=$$(echo $$cfg | cut -d: -f2); \
+	  teams=$$(echo $$cfg | cut -d: -f3); seed=$$(echo $$cfg | cut -d: -f4); \
+	  name=p$$n-$$mode$$(test -n "$$teams" && echo -teams); \
+	  out=$(TRIO_STRENGTH)/$$name-deduce-all-s$$seed.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players $$n --mode $$mode $$teams --policy deduce \
+	    --games 1000 --seed $$seed --chunk 50 --out $$out || exit 1; \
+	  for k in $$(seq 0 $$((n - 1))); do \
+	    pol=$$(seq $$n | awk -v k=$$k '{printf "%s%s", (NR > 1 ? "," : ""), (NR == k + 1 ? "infer:64" : "deduce")}'); \
+	    out=$(TRIO_STRENGTH)/$$name-infer-64-vs-deduce-seat$$k.csv; test -f $$out || \
+	    $(VENV)/bin/trilab simulate trio-cards --players $$n --mode $$mode $$teams --policy $$pol \
+	      --games 1000 --seed $$seed --chunk 50 --out $$out || exit 1; done; \
+	  $(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/$$name-infer-64-vs-deduce \
+	    --paired $(TRIO_STRENGTH)/$$name-deduce-all-s$$seed.csv || exit 1; done
 	for mode in simple spicy; do \
 	  out=results/trio-cards/deduce/p3-$$mode-deduce.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 3 --mode $$mode --policy deduce \
