@@ -436,9 +436,14 @@ results-8: install
 
 # Size 9 takes days: win/loss, the moves after each answer as resumable units (the default
 # split from size 9), two search threads on one table; run again to continue from
-# results/trike/size-9.checkpoint.json (commit it after each run).
+# results/trike/size-9.checkpoint.json (commit it after each run).  Then the second proof
+# of each proven class (one seeded refuted reply, or the winning one), re-proven unit by
+# unit with whole-position keys (size-9.confirmations.json; nothing to do until a class is
+# proven; each step has its own time limit)
 results-9: install
 	$(VENV)/bin/trilab solve trike --size 9 --win-loss-only --threads 2 --tt-mb 8192 \
+	  --time-limit $(or $(SECONDS_LIMIT),3600)
+	$(VENV)/bin/trilab confirm trike --size 9 --sample 1 --threads 2 --tt-mb 8192 \
 	  --time-limit $(or $(SECONDS_LIMIT),3600)
 
 clean:

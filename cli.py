@@ -302,12 +302,15 @@ def solve(game: str, size: int, method: str, tt_mb: float | None, win_loss_only:
               help="Local worker processes (one proof each at a time).")
 @click.option("--dask", "dask_address", default=None, metavar="ADDRESS|local[:WORKERS]",
               help="Run the proofs on a Dask scheduler, or on a LocalCluster.")
+@click.option("--threads", type=click.IntRange(min=1, max=64), default=1, show_default=True,
+              help="Search threads for the replies re-proven unit by unit (size 9 up).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object to stdout.")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="The opening table's CSV path [default: results/trike/size-N.csv]; the "
                    "per-reply record and the confirmations are beside it.")
 def confirm(game: str, size: int, sample: int, tt_mb: float | None, time_limit: float | None,
-            jobs: int, dask_address: str | None, as_json: bool, out: str | None) -> None:
+            jobs: int, dask_address: str | None, threads: int, as_json: bool,
+            out: str | None) -> None:
     """Re-prove a reply-split solve's claims with the other table keying.
 
     For each opening the mover wins, its winning reply; for each the placer
@@ -320,7 +323,8 @@ def confirm(game: str, size: int, sample: int, tt_mb: float | None, time_limit: 
     try:
         outcome = confirm_trike(size, sample, tt_mb, time_limit, out,
                                 progress=lambda m: click.echo(m, err=True),
-                                jobs=jobs, dask=dask_address, command=_invocation())
+                                jobs=jobs, dask=dask_address, command=_invocation(),
+                                threads=threads)
     except StudyError as e:
         raise _usage_error(e) from None
     except ConfirmationMismatch as e:

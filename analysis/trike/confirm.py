@@ -17,6 +17,12 @@ introduced), region keys for the classes listed in
 existed).  Both keyings are exact, but share nothing in how positions are
 merged in the table, so a bug in either would show up as a disagreement.
 
+A reply proven through a tree of units (the move split, size 9 and up: the
+reply's row has ``"units"``) is not searched whole: its claim is re-proven from
+the same tree, each leaf searched again with the other keying and saved on its own
+(:mod:`trilab.analysis.trike.confirm_units`), in this process, ``threads`` search
+threads sharing one table.
+
 Results are saved after each proof in ``size-N.confirmations.json`` beside
 the table (atomic writes; a run resumes where it stopped; the record is read
 by :mod:`trilab.analysis.trike.size_table`, which adds what it confirmed to
@@ -35,7 +41,18 @@ from trilab.analysis import artifacts
 from trilab.analysis.common import StudyError, make_executor, output_path
 from trilab.analysis.executors import SerialExecutor
 from trilab.analysis.trike import size_table
-from trilab.analysis.trike.openings import default_tt_mb, point_label, read_reply_record
+from trilab.analysis.trike.confirm_units import (
+    RecordError,
+    UnitVerifier,
+    leaf_prover,
+    two_ply_tree,
+)
+from trilab.analysis.trike.openings import (
+    default_split,
+    default_tt_mb,
+    point_label,
+    read_reply_record,
+)
 from trilab.solver.rng import PyRng
 from trilab.solver.trike import engine as trike
 from trilab.solver.trike.alphabeta import AlphaBetaSolver
@@ -88,21 +105,68 @@ def confirm_reply(size: int, point: int, reply: int, tt_mb: float,
             "nodes": solver.nodes, "seconds": round(time.perf_counter() - t0, 3)}
 
 
+def confirm_by_units(size: int, point: int, reply: int, row: dict, data: dict, out: Path,
+                     tt_mb: float, threads: int = 1,
+                     tick: Callable[[int], None] | None = None,
+                     progress: Callable[[str], None] | None = None) -> dict:
+    """Re-prove a split reply's claim from its unit tree (module docstring); the
+    leaves are saved in ``data["leaves"]`` (and ``out``) as they are proven.  Returns
+    the proof's row; a tree that does not prove the claim raises
+    :class:`ConfirmationMismatch`."""
+    keys = keying(size, point)
+    found = data.setdefault("leaves", {})
+    prefix = f"{point}-{reply}-"
+    t0 = time.perf_counter()
+
+    def save(tag: str, leaf: dict) -> None:
+        found[tag] = leaf
+        artifacts.write_json(out, data)
+        if progress is not None:
+            progress(f"  unit {tag}: placer {'wins' if leaf['placer_wins'] else 'loses'}, "
+                     f"{leaf['nodes']:,} nodes, {leaf['seconds']:.0f} s")
+
+    prover = leaf_prover(size, tt_mb, threads, keys == "region", save, tick)
+    verifier = UnitVerifier(size, prover, {t: x["placer_wins"] for t, x in found.items()})
+    claim = bool(row["placer_wins"])
+    tree = row if row.get("units") else two_ply_tree(size, (point, reply))
+    try:
+        proven = verifier.verify(tree, (point, reply), claim)
+    except RecordError as e:
+        raise ConfirmationMismatch(str(e)) from None
+    if not proven:
+        raise ConfirmationMismatch(
+            f"reply {point_label(size, reply)} to {point_label(size, point)}: first proof "
+            f"says the placer {'wins' if claim else 'loses'}; its units, searched again with "
+            f"{keys} keys, do not prove it")
+    mine = [x for t, x in found.items() if t.startswith(prefix)]
+    return {"point": point, "reply": reply, "placer_wins": claim, "keys": keys,
+            "nodes": sum(x["nodes"] for x in mine),
+            "seconds": round(sum(x["seconds"] for x in mine), 3), "leaves": len(mine),
+            "tree": "record" if row.get("units") else "two plies",
+            "wall_seconds": round(time.perf_counter() - t0, 1)}
+
+
 def run(size: int, checkpoint: Path, out: Path, tt_mb: float, sample: int = 2,
         time_limit: float | None = None, progress: Callable[[str], None] | None = None,
-        executor=None) -> dict:
+        executor=None, threads: int = 1) -> dict:
     """Re-prove the planned replies not yet in ``out``; return the confirmation data.
 
     ``executor`` (:mod:`trilab.analysis.executors`, default this process; the
-    caller closes it) runs the proofs, longest first; each is saved as soon as
-    it finishes.  After ``time_limit`` seconds the run stops, keeping what is
-    done (unfinished proofs are redone by the next run).
+    caller closes it) runs the proofs of whole replies, longest first; each is
+    saved as soon as it finishes.  Replies proven through units are re-proven
+    afterwards in this process, leaf by leaf, with ``threads`` threads (each leaf
+    saved as it is proven).  After ``time_limit`` seconds the run stops, keeping
+    what is done (an unfinished proof of a whole reply, or the leaf in progress, is
+    redone by the next run).
     """
     classes, replies = read_reply_record(checkpoint, size)
     data = size_table.load_confirmations(out, size)
     done = {(x["point"], x["reply"]) for x in data["proofs"]}
     todo = [(p, r) for p, r in plan(size, classes, replies, sample) if (p, r) not in done]
     todo.sort(key=lambda pr: -replies[pr[0]][pr[1]]["seconds"])  # longest first
+    by_units = [(p, r) for p, r in todo
+                if replies[p][r].get("units") or default_split(size) == "moves"]
+    todo = [pr for pr in todo if pr not in by_units]
     executor = executor or SerialExecutor()
     serial = isinstance(executor, SerialExecutor)
     t0 = time.perf_counter()
@@ -112,25 +176,38 @@ def run(size: int, checkpoint: Path, out: Path, tt_mb: float, sample: int = 2,
             raise TimeoutError
 
     tasks = [(size, p, r, tt_mb, tick if serial else None) for p, r in todo]
-    if progress is not None:
+    if progress is not None and todo:
         progress(f"{len(todo)} proofs to redo on {executor.describe()}: "
                  + ", ".join(f"{point_label(size, r)} to {point_label(size, p)}"
                              for p, r in todo))
+    if progress is not None and by_units:
+        progress(f"{len(by_units)} proofs to redo unit by unit in this process "
+                 f"({threads} thread{'s' if threads > 1 else ''}): "
+                 + ", ".join(f"{point_label(size, r)} to {point_label(size, p)}"
+                             for p, r in by_units))
+
+    def saved(row: dict) -> None:
+        point, reply = row["point"], row["reply"]
+        first = replies[point][reply]["placer_wins"]
+        row["first_proof_placer_wins"] = first
+        data["proofs"].append(row)
+        artifacts.write_json(out, data)
+        if progress is not None:
+            how = f" ({row['leaves']} units)" if "leaves" in row else ""
+            progress(f"reply {point_label(size, reply)} to {point_label(size, point)}: "
+                     f"{row['nodes']:,} nodes, {row['seconds']:.0f} s{how}")
+        if row["placer_wins"] != first:
+            raise ConfirmationMismatch(
+                f"reply {point_label(size, reply)} to {point_label(size, point)}: first "
+                f"proof says the placer {'wins' if first else 'loses'}, {row['keys']} keys "
+                "say otherwise")
+
     try:
-        for (_, point, reply, _, _), row in executor.run(confirm_reply, tasks,
-                                                         timeout=time_limit):
-            first = replies[point][reply]["placer_wins"]
-            row["first_proof_placer_wins"] = first
-            data["proofs"].append(row)
-            artifacts.write_json(out, data)
-            if progress is not None:
-                progress(f"reply {point_label(size, reply)} to {point_label(size, point)}: "
-                         f"{row['nodes']:,} nodes, {row['seconds']:.0f} s")
-            if row["placer_wins"] != first:
-                raise ConfirmationMismatch(
-                    f"reply {point_label(size, reply)} to {point_label(size, point)}: first "
-                    f"proof says the placer {'wins' if first else 'loses'}, {row['keys']} keys "
-                    "say otherwise")
+        for _, row in executor.run(confirm_reply, tasks, timeout=time_limit):
+            saved(row)
+        for point, reply in by_units:
+            saved(confirm_by_units(size, point, reply, replies[point][reply], data, out, tt_mb,
+                                   threads, tick, progress))
     except TimeoutError:
         pass
     return data
@@ -156,16 +233,19 @@ class ConfirmOutcome:
             lines.append(f"  opening {point_label(size, x['point'])}, reply "
                          f"{point_label(size, x['reply'])}: placer "
                          f"{'wins' if x['placer_wins'] else 'loses'} ({x['keys']} keys, "
-                         f"{x['nodes']:,} nodes, {x['seconds']:.0f} s)")
+                         f"{x['nodes']:,} nodes, {x['seconds']:.0f} s"
+                         + (f", {x['leaves']} units" if "leaves" in x else "") + ")")
         return "\n".join(lines + ["Wrote " + ", ".join(str(f) for f in self.files)])
 
 
 def confirm_trike(size: int, sample: int = 2, tt_mb: float | None = None,
                   time_limit: float | None = None, out: str | Path | None = None,
                   progress: Callable[[str], None] | None = None, jobs: int = 1,
-                  dask: str | None = None, command: str | None = None) -> ConfirmOutcome:
+                  dask: str | None = None, command: str | None = None,
+                  threads: int = 1) -> ConfirmOutcome:
     """Re-prove a reply-split run's claims with the other table keying
-    (see the module docstring); resumable, saved after each proof."""
+    (see the module docstring); resumable, saved after each proof (and each unit
+    of a split reply)."""
     paths = size_table.paths(size, output_path(size_table.paths(size, out)["csv"]))
     record = size_table.reply_record(size, paths)
     if sample < 0:
@@ -174,13 +254,14 @@ def confirm_trike(size: int, sample: int = 2, tt_mb: float | None = None,
     executor = make_executor(jobs, dask)
     try:  # a disagreement raises ConfirmationMismatch
         data = run(size, record, paths["confirmations"], tt_mb, sample, time_limit, progress,
-                   executor)
+                   executor, threads)
     finally:
         executor.close()
     meta = paths["confirmations"].with_suffix(".meta.json")
     artifacts.write_json(meta, artifacts.base_metadata(
         command=command or artifacts.command_line(), game="trike", size=size, sample=sample,
-        tt_mb=tt_mb, record=str(record), proofs=len(data["proofs"]),
+        tt_mb=tt_mb, threads=threads, record=str(record), proofs=len(data["proofs"]),
+        leaves=len(data.get("leaves", {})),
         cpu_seconds=round(sum(x["seconds"] for x in data["proofs"]), 1)))
     planned = len(plan(size, *read_reply_record(record, size), sample))
     return ConfirmOutcome(data, [paths["confirmations"], meta], planned)
