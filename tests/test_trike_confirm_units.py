@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from trilab.analysis.trike import confirm
+from trilab.analysis.trike import confirm, confirm_units
 from trilab.analysis.trike import openings as trike_openings
 from trilab.analysis.trike.confirm_units import children, leaves, position, two_ply_tree
 from trilab.analysis.trike.openings import move_representatives
@@ -26,9 +27,13 @@ def record(tmp_path_factory) -> Path:
     return path
 
 
-def _placer_wins_with_region_keys(path: tuple[int, ...]) -> bool:
-    win = AlphaBetaSolver(5, tt_mb=16, region_keys=True).is_win(position(5, path))
+def _placer_wins_with_region_keys_at(size: int, path: tuple[int, ...]) -> bool:
+    win = AlphaBetaSolver(size, tt_mb=16, region_keys=True).is_win(position(size, path))
     return win if len(path) % 2 == 0 else not win
+
+
+def _placer_wins_with_region_keys(path: tuple[int, ...]) -> bool:
+    return _placer_wins_with_region_keys_at(5, path)
 
 
 def test_split_replies_are_reproven_from_their_leaves(record, tmp_path):
@@ -138,6 +143,13 @@ def test_a_tree_that_misses_a_move_or_names_a_wrong_one_is_not_a_proof(record, t
     bad.write_text(json.dumps(broken))
     with pytest.raises(confirm.ConfirmationMismatch, match="not a legal move"):
         confirm.run(5, bad, tmp_path / "c2.json", 16, sample=1)
+    # ... also where one move is enough: the placer's winning answer, searched whole,
+    # on the opening's point (the tree's shape would still be a proof)
+    broken = copy.deepcopy(data)
+    broken["replies"][str(p)][str(r)]["units"] = {str(p): {"nodes": 1, "seconds": 0.0}}
+    bad.write_text(json.dumps(broken))
+    with pytest.raises(confirm.ConfirmationMismatch, match="damaged.*not a legal move"):
+        confirm.run(5, bad, tmp_path / "c3.json", 16, sample=1)
 
 
 @pytest.mark.parametrize("claim", [True, False])
@@ -200,3 +212,81 @@ def test_a_reply_without_units_on_record_is_reproven_over_two_plies(record, tmp_
     row["placer_wins"] = not claim
     with pytest.raises(confirm.ConfirmationMismatch, match="do not prove it"):
         confirm.confirm_by_units(5, p, r, row, {}, tmp_path / "d.json", 16)
+
+
+def test_leaves_are_searched_with_the_other_keying_and_the_threads_asked(
+        record, tmp_path, monkeypatch):
+    made = []
+    real = confirm_units.AlphaBetaSolver
+
+    def spy(*args, **kwargs):
+        made.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(confirm_units, "AlphaBetaSolver", spy)
+    confirm.run(5, record, tmp_path / "c.json", 16, sample=1, threads=2)
+    assert made and all(k["region_keys"] is False and k["threads"] == 2 for k in made)
+
+
+def test_a_time_limit_stops_between_leaves_and_the_rerun_finishes(record, tmp_path):
+    out = tmp_path / "c.json"
+    stopped = confirm.run(5, record, out, 16, sample=1, time_limit=0)
+    assert not stopped["proofs"] and not stopped.get("leaves")
+    finished = confirm.run(5, record, out, 16, sample=1)
+    assert finished["proofs"] and finished["leaves"]
+
+
+def test_a_large_board_reply_without_units_is_routed_to_two_plies(record, tmp_path,
+                                                                   monkeypatch):
+    data = json.loads(record.read_text())
+    for rows in data["replies"].values():
+        for row in rows.values():
+            row.pop("units", None)
+    bare = tmp_path / "size-5.checkpoint.json"
+    bare.write_text(json.dumps(data))
+    monkeypatch.setattr(confirm, "default_split", lambda size: "moves")
+    proofs = confirm.run(5, bare, tmp_path / "c.json", 16, sample=1)["proofs"]
+    assert proofs and all(p["tree"] == "two plies" and p["placer_wins"] ==
+                          p["first_proof_placer_wins"] for p in proofs)
+
+
+def test_a_stopped_leaf_goes_on_from_its_saved_stack(tmp_path, monkeypatch):
+    """A leaf's search saves its stack as it goes; stopped, the next search of the
+    leaf resumes from it (its nodes count the saved work) and the file is removed."""
+    pos = position(6, (0,))
+    path = (0, pos.legal_moves()[0])
+    path += (position(6, path).legal_moves()[0],)
+    monkeypatch.setattr(confirm_units, "STACK_EVERY_SECONDS", 0.0)
+    monkeypatch.setattr(confirm_units, "AlphaBetaSolver",
+                        functools.partial(AlphaBetaSolver, chunk_nodes=256))
+    rows: dict[str, dict] = {}
+    calls = []
+
+    def stop_at(k):
+        def tick(nodes):
+            calls.append(nodes)
+            if len(calls) == k:
+                raise KeyboardInterrupt
+        return tick
+
+    stacks = tmp_path / "c"
+    prove = confirm_units.leaf_prover(6, 16, 1, False, rows.__setitem__, stop_at(40), stacks)
+    with pytest.raises(KeyboardInterrupt):
+        prove(path)
+    tag = trike_openings.line_tag(path)
+    stack = tmp_path / f"c.stack-{tag}.npz"
+    assert stack.exists() and not rows
+    made = []
+
+    class Spy(confirm_units.SearchCheckpoint):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(confirm_units, "SearchCheckpoint", Spy)
+    again = confirm_units.leaf_prover(6, 16, 1, False, rows.__setitem__, stop_at(-1), stacks)
+    won = again(path)
+    assert won == _placer_wins_with_region_keys_at(6, path)
+    (saved,) = made
+    assert saved.resumed and saved.prior_nodes >= 39 * 256  # the work before the stop
+    assert rows[tag]["nodes"] >= saved.prior_nodes and not stack.exists()

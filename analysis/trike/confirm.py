@@ -17,9 +17,10 @@ introduced), region keys for the classes listed in
 existed).  Both keyings are exact, but share nothing in how positions are
 merged in the table, so a bug in either would show up as a disagreement.
 
-A reply proven through a tree of units (the move split, size 9 and up: the
-reply's row has ``"units"``) is not searched whole: its claim is re-proven from
-the same tree, each leaf searched again with the other keying and saved on its own
+A reply whose row keeps the tree of units a split run proved it through (its
+``"units"``), and from size 9 (the move split) every reply, is not searched whole:
+its claim is re-proven from that tree (two plies of it where none is on record),
+each leaf searched again with the other keying and saved on its own
 (:mod:`trilab.analysis.trike.confirm_units`), in this process, ``threads`` search
 threads sharing one table.
 
@@ -110,9 +111,12 @@ def confirm_by_units(size: int, point: int, reply: int, row: dict, data: dict, o
                      tick: Callable[[int], None] | None = None,
                      progress: Callable[[str], None] | None = None) -> dict:
     """Re-prove a split reply's claim from its unit tree (module docstring); the
-    leaves are saved in ``data["leaves"]`` (and ``out``) as they are proven.  Returns
-    the proof's row; a tree that does not prove the claim raises
-    :class:`ConfirmationMismatch`."""
+    leaves are saved in ``data["leaves"]`` (and ``out``) as they are proven, a leaf's
+    search stack beside ``out`` as it goes.  Returns the proof's row, whose ``nodes``,
+    ``seconds`` and ``leaves`` count every leaf searched under the reply (in earlier
+    runs too, and in tries that did not prove it; ``seconds`` of search, whatever the
+    threads).  A tree that does not prove the claim, or names a move its position does
+    not have, raises :class:`ConfirmationMismatch`."""
     keys = keying(size, point)
     found = data.setdefault("leaves", {})
     prefix = f"{point}-{reply}-"
@@ -125,14 +129,15 @@ def confirm_by_units(size: int, point: int, reply: int, row: dict, data: dict, o
             progress(f"  unit {tag}: placer {'wins' if leaf['placer_wins'] else 'loses'}, "
                      f"{leaf['nodes']:,} nodes, {leaf['seconds']:.0f} s")
 
-    prover = leaf_prover(size, tt_mb, threads, keys == "region", save, tick)
+    prover = leaf_prover(size, tt_mb, threads, keys == "region", save, tick,
+                         stacks=Path(out).with_suffix(""))
     verifier = UnitVerifier(size, prover, {t: x["placer_wins"] for t, x in found.items()})
     claim = bool(row["placer_wins"])
     tree = row if row.get("units") else two_ply_tree(size, (point, reply))
     try:
         proven = verifier.verify(tree, (point, reply), claim)
     except RecordError as e:
-        raise ConfirmationMismatch(str(e)) from None
+        raise ConfirmationMismatch(f"the first proof's record is damaged: {e}") from None
     if not proven:
         raise ConfirmationMismatch(
             f"reply {point_label(size, reply)} to {point_label(size, point)}: first proof "
