@@ -233,6 +233,11 @@ results-trio-strong: install
 	out=results/trio-cards/infer/p5-simple-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 5 --mode simple --policy infer:64 \
 	    --games 6000 --seed 2026 --chunk 100 --out $$out || exit 1
+	# 6 players, simple: confirmed stronger on seed 6800 (session 29, +1.1 pp); about 12.7 s
+	# of one core a game, so about 19 core-hours; 5,500 games like the deduce table
+	out=results/trio-cards/infer/p6-simple-infer-64.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode simple --policy infer:64 \
+	    --games 5500 --seed 2026 --chunk 100 --out $$out || exit 1
 
 bench: install
 	$(PY) benchmarks/bench_cli.py --cli 2 6 --tt 5 6 7
