@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 from trilab.analysis.trike import confirm, confirm_units
 from trilab.analysis.trike import openings as trike_openings
-from trilab.analysis.trike.confirm_units import children, leaves, position, two_ply_tree
+from trilab.analysis.trike.confirm_units import children, leaves, two_ply_tree
+from trilab.analysis.trike.openings import line_position as position
 from trilab.analysis.trike.openings import move_representatives
 from trilab.cli import cli
 from trilab.solver.trike.alphabeta import AlphaBetaSolver

@@ -43,7 +43,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from trilab.analysis.trike.openings import line_tag, move_representatives
+from trilab.analysis.trike.openings import line_position, line_tag, move_representatives
 from trilab.analysis.trike.unit_order import agent_order
 from trilab.solver.trike import engine as trike
 from trilab.solver.trike.alphabeta import AlphaBetaSolver
@@ -62,14 +62,6 @@ def children(node: dict) -> dict[int, dict]:
     return {int(k): v for k, v in node.get("units", {}).items()}
 
 
-def position(size: int, path: tuple[int, ...]) -> trike.TrikePosition:
-    """The position after the points of ``path``: the opening, the reply, ..."""
-    pos = trike.opening(size, path[0])
-    for point in path[1:]:
-        pos = pos.play(point)
-    return pos
-
-
 def leaves(node: dict, path: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
     """The lines of the units searched whole below ``node`` (at ``path``)."""
     kids = children(node)
@@ -84,7 +76,7 @@ def two_ply_tree(size: int, path: tuple[int, ...]) -> dict:
     record: its moves (one per symmetry class, in the agent's order,
     :func:`agent_order`), each with the opponent's moves after it (one per class) as
     leaves; a move that ends the game is a leaf itself."""
-    pos = position(size, path)
+    pos = line_position(size, path)
     tree: dict = {"units": {}}
     for a in agent_order(pos, sorted(set(move_representatives(pos).values()))):
         after = pos.play(a)
@@ -123,7 +115,7 @@ class UnitVerifier:
         """Each legal move at ``path`` -> its symmetry class's representative, after
         checking that every child of ``node`` is one of those moves."""
         if path not in self._reps:
-            self._reps[path] = move_representatives(position(self.size, path))
+            self._reps[path] = move_representatives(line_position(self.size, path))
         reps = self._reps[path]
         strange = [p for p in children(node) if p not in reps]
         if strange:
@@ -163,7 +155,7 @@ class UnitVerifier:
                 self.verify(k, path + (p,), claim) for p, k in sorted(kids.items()))
         hopeful = [p for p in sorted(kids) if self.possible(kids[p], path + (p,), claim)]
         if len(hopeful) > 1:
-            hopeful = self.order(position(self.size, path), hopeful)[::-1]
+            hopeful = self.order(line_position(self.size, path), hopeful)[::-1]
         return any(self.verify(kids[p], path + (p,), claim) for p in hopeful)
 
 
@@ -192,7 +184,7 @@ def leaf_prover(size: int, tt_mb: float, threads: int, region_keys: bool,
         solver.reset()
         t0 = time.perf_counter()
         try:
-            win = solver.is_win(position(size, path))
+            win = solver.is_win(line_position(size, path))
         finally:
             solver.checkpoint = None
         nodes, seconds = solver.nodes, time.perf_counter() - t0

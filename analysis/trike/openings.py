@@ -715,6 +715,14 @@ def parse_line_tag(tag: str) -> tuple[int, ...]:
     return tuple(int(x) for x in tag.split("-"))
 
 
+def line_position(size: int, path: tuple[int, ...]) -> trike.TrikePosition:
+    """The position after the opening ``path[0]`` and the moves ``path[1:]``."""
+    pos = trike.opening(size, path[0])
+    for d in path[1:]:
+        pos = pos.play(d)
+    return pos
+
+
 class Checkpoint:
     """The solved classes of one run, rewritten atomically after each one.
 
@@ -1113,11 +1121,7 @@ def run(
 
     mirror = {p: reply_representatives(size, p) for p in todo} if split != "class" else {}
     def position(path: tuple[int, ...]) -> trike.TrikePosition:
-        """The position after the opening ``path[0]`` and the moves ``path[1:]``."""
-        pos = trike.opening(size, path[0])
-        for d in path[1:]:
-            pos = pos.play(d)
-        return pos
+        return line_position(size, path)
 
     children_of: dict[tuple[int, ...], tuple[list[int], dict[int, int]]] = {}
 
