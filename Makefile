@@ -83,6 +83,28 @@ results-trio-strong: install
 	    --out $$out || exit 1; done
 	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p3-simple-ismcts-flat-48-vs-deduce \
 	  --paired $(TRIO_STRENGTH)/p3-simple-deduce-all-s4101.csv
+	# ismcts-infer:N (ISMCTS on infer's weighted deals, infer's reveal as the root prior,
+	# deduce playouts), pre-registered on seed 7400 in session 30 after a pilot on the
+	# tuning seed 7301, before any game on 7400: 1,000 games a seat position against two
+	# deduce players, paired with deduce everywhere on the same deals. Primary test
+	# (issue 21's clause): ismcts-infer:64 beats deduce when its paired gain's interval is
+	# above zero. Secondary: the same against infer:64 in its seat on the same seed (what
+	# the search adds to infer), and the ladder of budgets 16, 64, 256 against deduce
+	for pol in ismcts-infer:64 infer:64 ismcts-infer:16 ismcts-infer:256; do \
+	  name=p3-simple-$$(echo $$pol | tr : -)-vs-deduce-s7400; \
+	  out=$(TRIO_STRENGTH)/p3-simple-deduce-all-s7400.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --policy deduce --games 1000 --seed 7400 \
+	    --chunk 50 --out $$out || exit 1; \
+	  for k in 0 1 2; do \
+	    p=$$(echo deduce,deduce,deduce | awk -F, -v k=$$k -v p=$$pol '{$$(k+1)=p; OFS=","; print $$1,$$2,$$3}'); \
+	    out=$(TRIO_STRENGTH)/$$name-seat$$k.csv; test -f $$out || \
+	    $(VENV)/bin/trilab simulate trio-cards --policy $$p --games 1000 --seed 7400 \
+	      --chunk 50 --out $$out || exit 1; done; \
+	  $(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/$$name \
+	    --paired $(TRIO_STRENGTH)/p3-simple-deduce-all-s7400.csv || exit 1; done
+	$(PY) -m trilab.analysis.trio_cards_strength \
+	  $(TRIO_STRENGTH)/p3-simple-ismcts-infer-64-vs-deduce-s7400 \
+	  --paired-seats $(TRIO_STRENGTH)/p3-simple-infer-64-vs-deduce-s7400
 	# infer:64 (deduce reading the opponents' choices), pre-registered on seed 6100 after a
 	# pilot on seed 6001: against deduce, paired game by game with deduce everywhere, and
 	# against memory

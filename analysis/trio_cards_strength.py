@@ -20,6 +20,7 @@ mode, teams).
 
     python -m trilab.analysis.trio_cards_strength results/trio-cards/strength/p3-simple-deduce
     python -m trilab.analysis.trio_cards_strength PREFIX --paired BASELINE.csv
+    python -m trilab.analysis.trio_cards_strength PREFIX --paired-seats BASELINE_PREFIX
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def summarize(prefix: str) -> list[dict]:
     return rows
 
 
-def paired(prefix: str, baseline: str) -> list[dict]:
+def paired(prefix: str, baseline: str, per_seat: bool = False) -> list[dict]:
     """Game-by-game gain of the tested seat over the baseline run (module docstring).
 
     For every position ``k`` with ``<prefix>-seat<k>.csv``: the games, the tested
@@ -71,11 +72,25 @@ def paired(prefix: str, baseline: str) -> list[dict]:
     where the result differs either way; a row ``mean`` averages the positions (the
     interval from their independent runs).  Writes ``<prefix>-paired.csv`` and its
     ``.meta.json``.  The runs must share the seed and the number of games.
+
+    With ``per_seat`` the baseline is another one-seat study, a prefix whose run for
+    position ``k`` is ``<baseline>-seat<k>.csv`` (another policy in the tested seat,
+    the same opponents), and the table is ``<prefix>-paired-vs-<baseline's name>.csv``.
     """
-    base_meta = json.loads(Path(baseline).with_suffix(".meta.json").read_text())
-    base = pd.read_parquet(Path(baseline).with_suffix(".parquet"))
-    rows, sources, k = [], [baseline], 0
+    def base_run(k: int) -> tuple[str, dict, pd.DataFrame]:
+        path = Path(f"{baseline}-seat{k}.csv" if per_seat else baseline)
+        if not path.exists():
+            raise SystemExit(f"no baseline {path}")
+        return (str(path), json.loads(path.with_suffix(".meta.json").read_text()),
+                pd.read_parquet(path.with_suffix(".parquet")))
+
+    if not per_seat:
+        _, base_meta, base = base_run(0)
+    rows, sources, k = [], [] if per_seat else [baseline], 0
     while (path := Path(f"{prefix}-seat{k}.csv")).exists():
+        if per_seat:
+            source, base_meta, base = base_run(k)
+            sources.append(source)
         meta = json.loads(path.with_suffix(".meta.json").read_text())
         if meta["seed"] != base_meta["seed"] or meta["games"] != base_meta["games"]:
             raise SystemExit(f"{path} and {baseline} differ in seed or games: not paired")
@@ -107,12 +122,14 @@ def paired(prefix: str, baseline: str) -> list[dict]:
                  "worse": sum(r["worse"] for r in rows), "_se": se})
     for r in rows:
         del r["_se"]
+    name = f"{prefix}-paired-vs-{Path(baseline).name}" if per_seat else f"{prefix}-paired"
+    flag = "--paired-seats" if per_seat else "--paired"
     with artifacts.OutputSet() as out:
-        out.csv(f"{prefix}-paired.csv", pd.DataFrame(rows))
-        out.json(f"{prefix}-paired.meta.json", artifacts.base_metadata(
+        out.csv(f"{name}.csv", pd.DataFrame(rows))
+        out.json(f"{name}.meta.json", artifacts.base_metadata(
             sources=sources, seed=base_meta["seed"],
             regenerate=f"python -m trilab.analysis.trio_cards_strength {prefix} "
-                       f"--paired {baseline}"))
+                       f"{flag} {baseline}"))
     return rows
 
 
@@ -176,11 +193,12 @@ def seat_comparison(results: str | Path) -> pd.DataFrame:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    if "--paired" in args:
-        i = args.index("--paired")
-        for r in paired(args[0], args[i + 1]):
-            print(r)
-        args = args[:1]
+    for flag in ("--paired", "--paired-seats"):
+        if flag in args:
+            i = args.index(flag)
+            for r in paired(args[0], args[i + 1], per_seat=flag == "--paired-seats"):
+                print(r)
+            args = args[:1]
     for prefix in args:
         for r in summarize(prefix):
             print(r)

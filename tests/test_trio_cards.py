@@ -431,7 +431,8 @@ def test_spec():
     assert spec.name == "trio-cards" and spec.end_reasons == tc.END_REASONS
     assert spec.reference_game is ref.reference_game
     assert set(spec.policies) == {"random", "memory", "forgetful:P", "deduce", "infer:K",
-                                  "ismcts:N", "ismcts-deduce:N", "ismcts-flat:N"}
+                                  "ismcts:N", "ismcts-deduce:N", "ismcts-flat:N",
+                                  "ismcts-infer:N"}
     cfg = spec.make_config({"players": 5, "mode": "spicy", "policies": ["forgetful:0.25"]})
     assert cfg.n_seats == 5 and cfg.options["mode"] == "spicy"
     assert cfg.icfg.dtype == np.int64 and cfg.fcfg.dtype == np.float64

@@ -67,6 +67,32 @@ def test_paired_gains_compare_the_same_games(tmp_path):
         paired(str(same), str(other))
 
 
+def test_paired_with_another_one_seat_study_compares_each_position_with_its_own_run(
+        tmp_path):
+    """``per_seat``: position k's baseline is the other study's run for position k (random
+    in the tested seat, the same deduce opponents, the same seed)."""
+    prefix, base = tmp_path / "p3-memory-vs-deduce", tmp_path / "p3-random-vs-deduce"
+    for name, pol in ((prefix, "memory"), (base, "random")):
+        for k in range(3):
+            pols = ["deduce"] * 3
+            pols[k] = pol
+            simulation.simulate("trio-cards", {"players": 3, "policies": pols}, 40, seed=4,
+                                out=f"{name}-seat{k}.csv")
+    rows = paired(str(prefix), str(base), per_seat=True)
+    for k, r in enumerate(rows[:3]):
+        x = pd.read_parquet(f"{prefix}-seat{k}.parquet")[f"seat{k}_win"].astype(int)
+        b = pd.read_parquet(f"{base}-seat{k}.parquet")[f"seat{k}_win"].astype(int)
+        assert (r["policy"], r["baseline"]) == ("memory", "random")
+        assert r["gain"] == pytest.approx((x - b).mean())
+    table = tmp_path / "p3-memory-vs-deduce-paired-vs-p3-random-vs-deduce.csv"
+    assert pd.read_csv(table).shape[0] == 4
+    meta = json.loads(table.with_suffix(".meta.json").read_text())
+    assert "--paired-seats" in meta["regenerate"] and len(meta["sources"]) == 6
+    (tmp_path / "p3-random-vs-deduce-seat2.csv").unlink()
+    with pytest.raises(SystemExit, match="no baseline"):
+        paired(str(prefix), str(base), per_seat=True)
+
+
 def test_seat_comparison_puts_memory_beside_deduce_and_infer(tmp_path):
     base = tmp_path / "trio-cards"
     memory = simulation.simulate("trio-cards", {"players": 4, "policies": ["memory"]}, 80,

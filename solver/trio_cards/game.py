@@ -79,6 +79,9 @@ one per seat, or in team play one per team):
   two-stage search of ``deduce`` rollouts that keeps ``deduce``'s reveal unless
   another is clearly better (:func:`trilab.solver.trio_cards.ismcts.flat_choice`);
   ``ismcts-deduce:N`` for the rest of the turn.
+* ``ismcts-infer:N`` -- ``ismcts-deduce:N`` around ``infer:64``: its reveal as the
+  root's prior, determinizations drawn from its weighted deals (the engine logs the
+  decisions for it as for an ``infer`` seat).
 
 **[choice]** :data:`REVEAL_ORDER`: legal reveals are listed as, for each seat
 0..n-1, its low reveal then its high reveal (when it has 1 resp. 2+ unrevealed
@@ -230,11 +233,23 @@ POLICIES = {
                      "reveal rolled out with deduce on N/4 deals, deduce's reveal and the "
                      "best three on N more, kept unless another is clearly better; "
                      "ismcts-deduce:N for the rest of the turn",
+    "ismcts-infer:N": "ismcts-deduce:N whose determinizations are infer:64's weighted deals "
+                      "(the opponents modelled as deduce players) and whose root prior is "
+                      "infer's reveal; a sure trio is played without a search",
 }
 MAX_ISMCTS_BUDGET = 1_000_000
 MAX_INFER_DEALS = 100_000
-ISMCTS_PLAYOUTS = {"ismcts": MEMORY, "ismcts-deduce": DEDUCE, "ismcts-flat": ismcts.FLAT}
+ISMCTS_PLAYOUTS = {"ismcts": MEMORY, "ismcts-deduce": DEDUCE, "ismcts-flat": ismcts.FLAT,
+                   "ismcts-infer": ismcts.INFER_SEARCH}
 """The playout kind of each ISMCTS policy name (``icfg[I_PLAYOUT + seat]``)."""
+
+
+@kernel(inline="always")
+def models_opponents(icfg: np.ndarray, p: int) -> bool:
+    """Whether seat ``p`` reads the other seats' logged decisions (``infer:K`` and
+    ``ismcts-infer:N``): the engine logs decisions only when some seat does."""
+    return icfg[I_POLICY + p] == INFER or (icfg[I_POLICY + p] == ISMCTS and
+                                           icfg[I_PLAYOUT + p] == ismcts.INFER_SEARCH)
 
 
 # ---------------------------------------------------------------- the game loop
@@ -275,7 +290,7 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
     inferring = False  # decisions are logged only for an infer seat
     for p in range(n):
         track = track or icfg[I_POLICY + p] != RANDOM
-        inferring = inferring or icfg[I_POLICY + p] == INFER
+        inferring = inferring or models_opponents(icfg, p)
     n_snap = 0
     infer.forget(iw)
     for tn in range(icfg[I_TURN_CAP]):
@@ -290,7 +305,7 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
                 a = ismcts_choice(p, rs, icfg[I_BUDGET + p], icfg, team, tn, hands, hsize, rlo,
                                   rhi, mid, mrev, turn, owner, hknow, mknow, bnd, legal,
                                   n_legal, bi, bf, wi, tree_i, tree_w, icfg[I_PLAYOUT + p],
-                                  bi2, bf2, score, dl, dh, pl, ph, used)
+                                  bi2, bf2, score, dl, dh, pl, ph, used, snap, n_snap, iw, fw)
             elif policy == INFER:
                 a = infer.infer_choice(p, rs, icfg[I_BUDGET + p], team, mode, n, n_mid, hands,
                                        hsize, rlo, rhi, mid, mrev, turn, owner, hknow, mknow,
@@ -410,7 +425,7 @@ def play_chunk(seed, first_game, n_games, icfg, fcfg):
     for p in range(icfg[I_PLAYERS]):
         if icfg[I_POLICY + p] == ISMCTS:
             budget = max(budget, icfg[I_BUDGET + p])
-        inferring = inferring or icfg[I_POLICY + p] == INFER
+        inferring = inferring or models_opponents(icfg, p)
     wi = np.zeros(ismcts.W_PATH + 3 * (budget + 2) + ismcts.W_LEGAL,  # ismcts.ws_len
                   dtype=np.int64)
     tree_i = np.zeros((budget + 1, ismcts.TREE_COLS), dtype=np.int64)  # ismcts.new_tree
@@ -473,7 +488,7 @@ def parse_policy(text: str) -> tuple[str, int, float]:
         return f"infer:{int(arg)}", INFER, float(int(arg))
     raise ValueError(f"unknown policy {name!r}; trio-cards policies: "
                      "random, memory, forgetful:P, deduce, infer:K, ismcts:N, ismcts-deduce:N, "
-                     "ismcts-flat:N")
+                     "ismcts-flat:N, ismcts-infer:N")
 
 
 OPTION_KEYS = ("players", "mode", "teams", "policies", "turn_cap", "team_reswap")
@@ -547,7 +562,7 @@ def make_config(options: dict) -> GameConfig:
         else:
             fcfg[s] = p
     codes = {code for _, code, _ in seat_parsed}
-    if INFER in codes and FORGETFUL in codes:
+    if FORGETFUL in codes and any(models_opponents(icfg, s) for s in range(players)):
         raise ValueError("infer reads the other seats' records as the public history; "
                          "a forgetful seat's records are private, so the two cannot share a table")
     seat_policies = tuple(t for t, _, _ in seat_parsed)

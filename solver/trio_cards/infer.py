@@ -48,6 +48,10 @@ is kept across decisions, of every ``infer`` seat, until the log is emptied
 every deal with ``infer:64`` in every seat at 3 players, more at 6, where most
 of a decision's deals were already met at the seats' earlier reveals.
 
+For ``ismcts-infer`` (:mod:`.ismcts`) the seat keeps the deals it drew and their
+weights (``keep``); the search draws its determinizations from them
+(:func:`kept_deal`).
+
 Workspace: ``snap`` (:data:`MAX_SNAP` x :data:`SNAP_W`, ``int64``), ``iw``
 (:data:`IW_LEN`, ``int64``) and ``fw`` (:data:`FW_LEN`, ``float64``), allocated
 once by the caller; ``bi2``/``bf2`` hold the modelled seat's belief.
@@ -57,6 +61,7 @@ from __future__ import annotations
 
 import numpy as np
 from trilab.solver.jit import kernel
+from trilab.solver.rng import uniform
 from trilab.solver.trio_cards import belief as bl
 from trilab.solver.trio_cards.deduce import deduce_choice, deduce_scored
 from trilab.solver.trio_cards.rules import (
@@ -105,10 +110,16 @@ O_MK = O_HK + MAX_PLAYERS * MAX_PLAYERS * MAX_HAND
 O_LEGAL = O_MK + MAX_PLAYERS * MAX_MIDDLE
 O_MEMO_N = O_LEGAL + MAX_ACTIONS  # answers remembered since the memo was last emptied
 O_MEMO = O_MEMO_N + 1  # MEMO_SIZE keys, then MEMO_SIZE answers
-IW_LEN = O_MEMO + 2 * MEMO_SIZE
-# fw: the weighted counts of every (hand, position, value), then of a middle card's value
+O_N_KEPT = O_MEMO + 2 * MEMO_SIZE  # deals kept by the last infer_choice(keep=True)
+O_KEPT = O_N_KEPT + 1  # the kept deals, DEAL_W entries each: hands, then the middle
+DEAL_W = MAX_PLAYERS * MAX_HAND + MAX_MIDDLE
+KEPT_DEALS = 64  # the most deals infer_choice keeps (the deals of ``ismcts-infer``)
+IW_LEN = O_KEPT + KEPT_DEALS * DEAL_W
+# fw: the weighted counts of every (hand, position, value), then of a middle card's
+# value, then the weights of the kept deals
 F_POOL = MAX_PLAYERS * MAX_HAND * (N_VALUES + 1)
-FW_LEN = F_POOL + N_VALUES + 1
+F_KEPT = F_POOL + N_VALUES + 1
+FW_LEN = F_KEPT + KEPT_DEALS
 
 
 def new_workspace() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -245,9 +256,13 @@ def infer_choice(o: int, rs: np.ndarray, n_deals: int, team: np.ndarray, mode: i
                  bi2: np.ndarray, bf2: np.ndarray, score: np.ndarray, dl: np.ndarray,
                  dh: np.ndarray, pl: np.ndarray, ph: np.ndarray, used: np.ndarray,
                  snap: np.ndarray, n_snap: int, iw: np.ndarray, fw: np.ndarray,
-                 use_memo: bool = True) -> int:
+                 use_memo: bool = True, keep: bool = False) -> int:
     """The ``infer`` reveal of seat ``o`` with ``n_deals`` sampled deals (module
-    docstring); -1: no belief, play ``memory``."""
+    docstring); -1: no belief, play ``memory``.  With ``keep`` the first
+    :data:`KEPT_DEALS` sampled deals and their weights are kept (``iw[O_KEPT:]``,
+    ``fw[F_KEPT:]``, their number in ``iw[O_N_KEPT]``, 0 when nothing was drawn) for
+    :func:`kept_deal`."""
+    iw[O_N_KEPT] = 0
     z = bl.compute(o, n, n_mid, hands, hsize, mid, owner, hknow, mknow, bnd, bi, bf, True)
     if z <= 0.0:
         return -1
@@ -273,6 +288,12 @@ def infer_choice(o: int, rs: np.ndarray, n_deals: int, team: np.ndarray, mode: i
                         used, use_memo):
                     w *= MISMATCH
             total += w
+            if keep and iw[O_N_KEPT] < KEPT_DEALS:
+                at = O_KEPT + DEAL_W * iw[O_N_KEPT]
+                for c in range(DEAL_W):
+                    iw[at + c] = iw[O_HANDS + c]
+                fw[F_KEPT + iw[O_N_KEPT]] = w
+                iw[O_N_KEPT] += 1
             for q in range(n):
                 if q != o:
                     for i in range(hsize[q]):
@@ -296,3 +317,28 @@ def infer_choice(o: int, rs: np.ndarray, n_deals: int, team: np.ndarray, mode: i
     return deduce_scored(o, team[o], mode, n, n_mid, hands, hsize, rlo, rhi, mid, mrev, turn,
                          owner, hknow, mknow, bnd, legal, n_legal, bi, bf, score, dl, dh, pl,
                          ph, used)
+
+
+@kernel
+def kept_deal(rs: np.ndarray, iw: np.ndarray, fw: np.ndarray, sh: np.ndarray,
+              sm: np.ndarray) -> None:
+    """One of the deals kept by :func:`infer_choice` (``iw[O_N_KEPT] > 0``), drawn with
+    probability proportional to its weight (the opponents' model as evidence), into
+    ``sh`` (hands) and ``sm`` (middle)."""
+    k = iw[O_N_KEPT]
+    total = 0.0
+    for d in range(k):
+        total += fw[F_KEPT + d]
+    x = uniform(rs) * total
+    pick = k - 1
+    for d in range(k):
+        x -= fw[F_KEPT + d]
+        if x < 0.0:
+            pick = d
+            break
+    at = O_KEPT + DEAL_W * pick
+    for q in range(MAX_PLAYERS):
+        for i in range(MAX_HAND):
+            sh[q, i] = iw[at + MAX_HAND * q + i]
+    for j in range(MAX_MIDDLE):
+        sm[j] = iw[at + MAX_PLAYERS * MAX_HAND + j]

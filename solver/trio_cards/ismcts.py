@@ -48,6 +48,16 @@ two-stage search of ``deduce`` rollouts around ``deduce``'s reveal (selection an
 test on different deals); for the rest of the turn the tree search above with
 ``deduce`` playouts.
 
+**``ismcts-infer:N``** (playout kind :data:`INFER_SEARCH`): the same tree, but the
+root's prior is ``infer:64``'s reveal (:mod:`.infer`: ``deduce`` on probabilities
+sharpened by the opponents' logged decisions) and the determinizations are drawn from
+the 64 deals ``infer`` drew for it, each with probability proportional to the weight
+the opponents' decisions give it (:func:`determinize_kept`); without another seat's
+decision on record, from the exact belief.  Playouts and the tree's other seats play
+``deduce``, the model ``infer`` has of the opponents.  A reveal ``infer`` scores as a
+sure trio is played without a search.  The choice rule is the one above, around
+``infer``'s reveal.
+
 Every draw comes from the game's stream (the sampler's and the playouts'), so a
 game is a function of its seed.  Workspace: ``wi`` (``int64``, :func:`ws_len`)
 and the tree arrays ``tree_i``/``tree_w`` (:func:`new_tree`), allocated once by
@@ -61,7 +71,7 @@ import math
 import numpy as np
 from trilab.solver.jit import kernel
 from trilab.solver.rng import game_stream
-from trilab.solver.trio_cards import belief
+from trilab.solver.trio_cards import belief, infer
 from trilab.solver.trio_cards.deduce import deduce_choice
 from trilab.solver.trio_cards.rules import (
     DEDUCE,
@@ -97,6 +107,8 @@ FIRST_PLAY = 0.5  # the value of an untried reveal
 PRIOR = 1.0  # bonus of the heuristic's reveal, PRIOR / (visits + 1)
 CONFIDENCE = 2.0  # the most visited reveal replaces deduce's only this many standard errors better
 FLAT = 5  # playout kind of ``ismcts-flat:N``: flat deduce rollouts at a turn's first reveal
+INFER_SEARCH = 6  # playout kind of ``ismcts-infer:N``: infer's deals and reveal, deduce playouts
+SURE = 1.0 - 1e-9  # a reveal scored this high completes a trio for sure: no search
 FLAT_CONFIDENCE = 2.5  # the flat search leaves deduce's reveal only this many paired SEs better
 FLAT_FINALISTS = 4  # deduce's reveal and the best three others of the first stage
 
@@ -164,6 +176,32 @@ def determinize(o: int, rs: np.ndarray, icfg: np.ndarray, hands: np.ndarray,
     sh = wi[W_H:W_H + MAX_PLAYERS * MAX_HAND].reshape((MAX_PLAYERS, MAX_HAND))
     sm = wi[W_MID:W_MID + MAX_MIDDLE]
     belief.sample(rs, o, n, n_mid, hands, hsize, mid, hknow, mknow, bi, bf, sh, sm)
+    _public(o, icfg, hsize, rlo, rhi, mrev, turn, owner, hknow, mknow, bnd, wi)
+
+
+@kernel
+def determinize_kept(o: int, rs: np.ndarray, icfg: np.ndarray, hsize: np.ndarray,
+                     rlo: np.ndarray, rhi: np.ndarray, mrev: np.ndarray, turn: np.ndarray,
+                     owner: np.ndarray, hknow: np.ndarray, mknow: np.ndarray, bnd: np.ndarray,
+                     iw: np.ndarray, fw: np.ndarray, wi: np.ndarray) -> None:
+    """:func:`determinize` with the deal drawn from those ``infer`` kept
+    (:func:`infer.kept_deal`: each drawn from the exact belief, chosen by the weight the
+    opponents' logged decisions give it) instead of from the exact belief."""
+    sh = wi[W_H:W_H + MAX_PLAYERS * MAX_HAND].reshape((MAX_PLAYERS, MAX_HAND))
+    sm = wi[W_MID:W_MID + MAX_MIDDLE]
+    infer.kept_deal(rs, iw, fw, sh, sm)
+    _public(o, icfg, hsize, rlo, rhi, mrev, turn, owner, hknow, mknow, bnd, wi)
+
+
+@kernel
+def _public(o: int, icfg: np.ndarray, hsize: np.ndarray, rlo: np.ndarray, rhi: np.ndarray,
+            mrev: np.ndarray, turn: np.ndarray, owner: np.ndarray, hknow: np.ndarray,
+            mknow: np.ndarray, bnd: np.ndarray, wi: np.ndarray) -> None:
+    """The public state of a determinization and every seat's public records (seat
+    ``o``'s records of the other hands; of ``o``'s own hand the records of the first
+    other seat that does not forget) into ``wi``."""
+    n = icfg[I_PLAYERS]
+    n_mid = icfg[I_MIDDLE]
     for p in range(MAX_PLAYERS):
         wi[W_HS + p] = hsize[p]
         wi[W_RLO + p] = rlo[p]
@@ -331,17 +369,33 @@ def ismcts_choice(o: int, rs: np.ndarray, budget: int, icfg: np.ndarray, team: n
                   legal: np.ndarray, n_legal: int, bi: np.ndarray, bf: np.ndarray,
                   wi: np.ndarray, tree_i: np.ndarray, tree_w: np.ndarray, kind: int,
                   bi2: np.ndarray, bf2: np.ndarray, score: np.ndarray, dl: np.ndarray,
-                  dh: np.ndarray, pl: np.ndarray, ph: np.ndarray, used: np.ndarray) -> int:
+                  dh: np.ndarray, pl: np.ndarray, ph: np.ndarray, used: np.ndarray,
+                  snap: np.ndarray, n_snap: int, iw: np.ndarray, fw: np.ndarray) -> int:
     """Seat ``o``'s reveal at turn ``tn`` after ``budget`` ISMCTS iterations (module
-    docstring); -1 when its belief has no consistent deal."""
+    docstring); -1 when its belief has no consistent deal.  ``snap``/``n_snap`` (the
+    decision log), ``iw`` and ``fw`` are :mod:`.infer`'s, read by ``ismcts-infer``."""
     if n_legal == 1:
         return legal[0]
     n = icfg[I_PLAYERS]
     n_mid = icfg[I_MIDDLE]
     mode = icfg[I_MODE]
-    root_hint = deduce_choice(o, team[o], mode, n, n_mid, hands, hsize, rlo, rhi, mid, mrev,
-                              turn, owner, hknow, mknow, bnd, legal, n_legal, bi, bf, score, dl,
-                              dh, pl, ph, used)
+    kept = False
+    if kind == INFER_SEARCH:
+        root_hint = infer.infer_choice(o, rs, infer.KEPT_DEALS, team, mode, n, n_mid, hands,
+                                       hsize, rlo, rhi, mid, mrev, turn, owner, hknow, mknow,
+                                       bnd, legal, n_legal, bi, bf, bi2, bf2, score, dl, dh,
+                                       pl, ph, used, snap, n_snap, iw, fw, True, True)
+        if root_hint < 0:
+            return -1
+        for k in range(n_legal):
+            if score[k] >= SURE:
+                return root_hint
+        kept = iw[infer.O_N_KEPT] > 0
+        kind = DEDUCE
+    else:
+        root_hint = deduce_choice(o, team[o], mode, n, n_mid, hands, hsize, rlo, rhi, mid,
+                                  mrev, turn, owner, hknow, mknow, bnd, legal, n_legal, bi, bf,
+                                  score, dl, dh, pl, ph, used)
     if root_hint < 0:  # the belief has no deal (bi, bf keep the belief for the sampler)
         return -1
     if kind == FLAT:
@@ -360,8 +414,12 @@ def ismcts_choice(o: int, rs: np.ndarray, budget: int, icfg: np.ndarray, team: n
     _clear_node(0, tree_i, tree_w)
     nodes = 1
     for _ in range(budget):
-        determinize(o, rs, icfg, hands, hsize, rlo, rhi, mid, mrev, turn, owner, hknow, mknow,
-                    bnd, bi, bf, wi)
+        if kept:
+            determinize_kept(o, rs, icfg, hsize, rlo, rhi, mrev, turn, owner, hknow, mknow,
+                             bnd, iw, fw, wi)
+        else:
+            determinize(o, rs, icfg, hands, hsize, rlo, rhi, mid, mrev, turn, owner, hknow,
+                        mknow, bnd, bi, bf, wi)
         turn_reveals(n, n_mid, srlo, srhi, smrev, stacts)
         node = 0
         t = tn
@@ -459,8 +517,13 @@ def ismcts_choice(o: int, rs: np.ndarray, budget: int, icfg: np.ndarray, team: n
 
 
 def _run(icfg: np.ndarray, team: np.ndarray, state, bnd: np.ndarray, o: int, tn: int,
-         budget: int, seed: int, game: int, kind: int):
-    """``ismcts_choice`` on fresh workspaces: ``(choice, tree_i, tree_w)``."""
+         budget: int, seed: int, game: int, kind: int, snap: np.ndarray | None = None,
+         n_snap: int = 0):
+    """``ismcts_choice`` on fresh workspaces (and the decision log ``snap``, ``n_snap``
+    of :mod:`.infer`, empty by default): ``(choice, tree_i, tree_w)``."""
+    if snap is None:
+        snap = np.zeros((infer.MAX_SNAP, infer.SNAP_W), np.int64)
+    _, iw, fw = infer.new_workspace()
     legal = np.zeros(MAX_ACTIONS, np.int64)
     n_legal = legal_reveals(int(icfg[I_PLAYERS]), int(icfg[I_MIDDLE]), state.hsize, state.rlo,
                             state.rhi, state.mid, state.mrev, legal)
@@ -474,17 +537,20 @@ def _run(icfg: np.ndarray, team: np.ndarray, state, bnd: np.ndarray, o: int, tn:
         state.hsize, state.rlo, state.rhi, state.mid, state.mrev, state.turn, state.owner,
         state.hknow, state.mknow, bnd, legal, n_legal, bi, bf, wi, tree_i, tree_w, kind, bi2,
         bf2, np.zeros(MAX_ACTIONS), z6, z6.copy(), np.zeros(MAX_PLAYERS),
-        np.zeros(MAX_PLAYERS), np.zeros(MAX_MIDDLE, np.int64))
+        np.zeros(MAX_PLAYERS), np.zeros(MAX_MIDDLE, np.int64), snap, n_snap, iw, fw)
     return int(choice), tree_i, tree_w
 
 
 def search(icfg: np.ndarray, team: np.ndarray, state, bnd: np.ndarray, o: int, tn: int,
-           budget: int, seed: int = 0, game: int = 0, kind: int = MEMORY):
+           budget: int, seed: int = 0, game: int = 0, kind: int = MEMORY,
+           snap: np.ndarray | None = None, n_snap: int = 0):
     """Seat ``o``'s ISMCTS at turn ``tn`` in ``state`` (a
-    :class:`trilab.solver.trio_cards.game.EngineState`) with hand bounds ``bnd``, drawing
-    from the stream ``(seed, game)``: ``(choice, visits, wins)``, the root's visits and
-    wins per reveal code (zeros when no search ran)."""
-    choice, tree_i, tree_w = _run(icfg, team, state, bnd, o, tn, budget, seed, game, kind)
+    :class:`trilab.solver.trio_cards.game.EngineState`) with hand bounds ``bnd`` and the
+    decision log ``snap``/``n_snap`` (read by ``ismcts-infer``), drawing from the stream
+    ``(seed, game)``: ``(choice, visits, wins)``, the root's visits and wins per reveal
+    code (zeros when no search ran)."""
+    choice, tree_i, tree_w = _run(icfg, team, state, bnd, o, tn, budget, seed, game, kind,
+                                  snap, n_snap)
     return choice, tree_i[0, T_N:].copy(), tree_w[0].copy()
 
 
