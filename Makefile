@@ -105,6 +105,13 @@ results-trio-strong: install
 	$(PY) -m trilab.analysis.trio_cards_strength \
 	  $(TRIO_STRENGTH)/p3-simple-ismcts-infer-64-vs-deduce-s7400 \
 	  --paired-seats $(TRIO_STRENGTH)/p3-simple-infer-64-vs-deduce-s7400
+	# ismcts-infer:64 against two memory players (session 30, measured after the test above)
+	for k in 0 1 2; do \
+	  pol=$$(echo memory,memory,memory | awk -F, -v k=$$k -v p=ismcts-infer:64 '{$$(k+1)=p; OFS=","; print $$1,$$2,$$3}'); \
+	  out=$(TRIO_STRENGTH)/p3-simple-ismcts-infer-64-s7400-seat$$k.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --policy $$pol --games 1000 --seed 7400 --chunk 50 \
+	    --out $$out || exit 1; done
+	$(PY) -m trilab.analysis.trio_cards_strength $(TRIO_STRENGTH)/p3-simple-ismcts-infer-64-s7400
 	# infer:64 (deduce reading the opponents' choices), pre-registered on seed 6100 after a
 	# pilot on seed 6001: against deduce, paired game by game with deduce everywhere, and
 	# against memory

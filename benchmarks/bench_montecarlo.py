@@ -42,6 +42,8 @@ CASES = [
     ("trio-cards", {"players": 6, "mode": "simple", "policies": ["ismcts:200"]}, 2000),
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["ismcts-flat:48"]}, 2000),
     ("trio-cards", {"players": 6, "mode": "simple", "policies": ["ismcts-flat:8"]}, 20000),
+    ("trio-cards", {"players": 3, "mode": "simple", "policies": ["ismcts-infer:64"]}, 2000),
+    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["ismcts-infer:8"]}, 20000),
     ("tabula-trivium", {"policies": ["random"]}, 1),
     ("tabula-trivium", {"policies": ["greedy"]}, 20),
     ("tabula-trivium", {"policies": ["lookahead:1", "random"]}, 10),
