@@ -63,6 +63,13 @@ def summarize(prefix: str) -> list[dict]:
     return rows
 
 
+def _but_seat(meta: dict, k: int) -> dict:
+    """A run's options without seat ``k``'s policy (the other seats' stay)."""
+    options = dict(meta["options"])
+    options["policies"] = [p for s, p in enumerate(options["policies"]) if s != k]
+    return options
+
+
 def paired(prefix: str, baseline: str, per_seat: bool = False) -> list[dict]:
     """Game-by-game gain of the tested seat over the baseline run (module docstring).
 
@@ -94,6 +101,9 @@ def paired(prefix: str, baseline: str, per_seat: bool = False) -> list[dict]:
         meta = json.loads(path.with_suffix(".meta.json").read_text())
         if meta["seed"] != base_meta["seed"] or meta["games"] != base_meta["games"]:
             raise SystemExit(f"{path} and {baseline} differ in seed or games: not paired")
+        if per_seat and _but_seat(meta, k) != _but_seat(base_meta, k):
+            raise SystemExit(f"{path} and {source} differ in more than seat {k}'s policy: "
+                             "not paired")
         run = pd.read_parquet(path.with_suffix(".parquet"))
         x = run[f"seat{k}_win"].to_numpy(np.int64)
         b = base[f"seat{k}_win"].to_numpy(np.int64)

@@ -91,6 +91,11 @@ def test_paired_with_another_one_seat_study_compares_each_position_with_its_own_
     (tmp_path / "p3-random-vs-deduce-seat2.csv").unlink()
     with pytest.raises(SystemExit, match="no baseline"):
         paired(str(prefix), str(base), per_seat=True)
+    simulation.simulate("trio-cards", {"players": 3, "policies": ["deduce", "memory",
+                                                                  "random"]}, 40, seed=4,
+                        out=f"{base}-seat1.csv")  # another opponent in seat 2
+    with pytest.raises(SystemExit, match="more than seat 1's policy"):
+        paired(str(prefix), str(base), per_seat=True)
 
 
 def test_seat_comparison_puts_memory_beside_deduce_and_infer(tmp_path):

@@ -287,7 +287,7 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
     if teams:
         h = team_swaps(-1, n, hands, hsize, hknow, acc, h)
     track = False  # records are kept only when a seat reads them
-    inferring = False  # decisions are logged only for an infer seat
+    inferring = False  # decisions are logged only for an infer or ismcts-infer seat
     for p in range(n):
         track = track or icfg[I_POLICY + p] != RANDOM
         inferring = inferring or models_opponents(icfg, p)
@@ -563,7 +563,8 @@ def make_config(options: dict) -> GameConfig:
             fcfg[s] = p
     codes = {code for _, code, _ in seat_parsed}
     if FORGETFUL in codes and any(models_opponents(icfg, s) for s in range(players)):
-        raise ValueError("infer reads the other seats' records as the public history; "
+        raise ValueError("infer and ismcts-infer read the other seats' records as the public "
+                         "history; "
                          "a forgetful seat's records are private, so the two cannot share a table")
     seat_policies = tuple(t for t, _, _ in seat_parsed)
     groups = tuple((t, t + players // 2) for t in range(players // 2)) if teams else None

@@ -7,7 +7,8 @@ hand behind it: a seat that starts its turn with its own lowest card
 probably holds another copy of it.  ``infer`` reads that evidence with an
 explicit model of the other players: **they play** ``deduce``.
 
-**What is recorded.**  The engine keeps, for a game with an ``infer`` seat, a
+**What is recorded.**  The engine keeps, for a game with an ``infer`` or an
+``ismcts-infer`` seat (:mod:`.ismcts`), a
 *snapshot* of every reveal decision of every seat since the last trio (the
 hands have not changed since then; a trio or a team swap changes them, and
 the log is emptied): the seat, the reveal it chose, and everything ``deduce``
@@ -43,8 +44,8 @@ second at 3 players and 1 at 4), less what the memo saves:
 the answer for snapshot ``s`` depends on the deal only through the hand of
 ``s``'s seat, and deals that give that seat the same hand share one call
 (:func:`explains_memo`).  A snapshot does not change once logged, so the memo
-is kept across decisions, of every ``infer`` seat, until the log is emptied
-(:func:`forget`): the same choices, 1.6x faster than calling ``deduce`` for
+is kept across decisions, of every ``infer`` and ``ismcts-infer`` seat, until the log
+is emptied (:func:`forget`): the same choices, 1.6x faster than calling ``deduce`` for
 every deal with ``infer:64`` in every seat at 3 players, more at 6, where most
 of a decision's deals were already met at the seats' earlier reveals.
 
@@ -192,7 +193,7 @@ def explains(s: int, snap: np.ndarray, team: np.ndarray, mode: int, n: int, n_mi
     bnd = iw[O_BND:O_HK].reshape((MAX_PLAYERS, 2))
     hknow = iw[O_HK:O_MK].reshape((MAX_PLAYERS, MAX_PLAYERS, MAX_HAND))
     mknow = iw[O_MK:O_LEGAL].reshape((MAX_PLAYERS, MAX_MIDDLE))
-    legal = iw[O_LEGAL:IW_LEN]
+    legal = iw[O_LEGAL:O_MEMO_N]
     for p in range(MAX_PLAYERS):
         hsize[p] = snap[s, S_HSIZE + p]
         bnd[p, 0] = snap[s, S_BND + 2 * p]
@@ -223,8 +224,8 @@ def explains_memo(s: int, snap: np.ndarray, team: np.ndarray, mode: int, n: int,
     """:func:`explains`, remembered by ``(snapshot number, the hand of its seat)``:
     ``deduce`` reads no other hidden card (its no-peeking tests), so deals that give the
     seat the same hand get the same answer, in this call and in every later one (of any
-    ``infer`` seat) until the log is emptied and :func:`forget` is called.  A full memo
-    starts again empty."""
+    ``infer`` or ``ismcts-infer`` seat) until the log is emptied and :func:`forget` is
+    called.  A full memo starts again empty."""
     if not use_memo:
         return explains(s, snap, team, mode, n, n_mid, iw, bi2, bf2, score, dl, dh, pl, ph,
                         used)

@@ -53,8 +53,9 @@ root's prior is ``infer:64``'s reveal (:mod:`.infer`: ``deduce`` on probabilitie
 sharpened by the opponents' logged decisions) and the determinizations are drawn from
 the 64 deals ``infer`` drew for it, each with probability proportional to the weight
 the opponents' decisions give it (:func:`determinize_kept`); without another seat's
-decision on record, from the exact belief.  Playouts and the tree's other seats play
-``deduce``, the model ``infer`` has of the opponents.  A reveal ``infer`` scores as a
+decision on record, from the exact belief.  The playouts play ``deduce`` in every seat
+(the model ``infer`` has of the opponents); inside the tree every seat chooses by
+UCB1 as above, with ``memory``'s reveal as the prior below the root.  A reveal ``infer`` scores as a
 sure trio is played without a search.  The choice rule is the one above, around
 ``infer``'s reveal.
 
