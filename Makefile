@@ -262,6 +262,10 @@ results-trio-strong: install
 	out=results/trio-cards/infer/p5-simple-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 5 --mode simple --policy infer:64 \
 	    --games 6000 --seed 2026 --chunk 100 --out $$out || exit 1
+	# 5 players, spicy: confirmed stronger on seed 6900 (session 30, +2.7 pp); about 6 core-hours
+	out=results/trio-cards/infer/p5-spicy-infer-64.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players 5 --mode spicy --policy infer:64 \
+	    --games 6000 --seed 2026 --chunk 100 --out $$out || exit 1
 	# 6 players, simple: confirmed stronger on seed 6800 (session 29, +1.1 pp); about 12.7 s
 	# of one core a game, so about 19 core-hours; 5,500 games like the deduce table
 	out=results/trio-cards/infer/p6-simple-infer-64.csv; test -f $$out || \
