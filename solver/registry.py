@@ -90,7 +90,9 @@ GAMES: dict[str, GameInfo] = {
                                   "memory playouts",
                       "ismcts-deduce:N": "ismcts:N with deduce playouts",
                       "ismcts-flat:N": "flat deduce rollouts at a turn's first reveal, "
-                                       "kept only when clearly better than deduce"},
+                                       "kept only when clearly better than deduce",
+                      "ismcts-infer:N": "ismcts:N on infer:64's weighted deals, infer's "
+                                        "reveal as the prior, deduce playouts"},
             end_reasons=("three trios", "linked trios", "sevens", "turn cap"),
             examples=({"players": 3, "policies": ["random"]},
                       {"players": 5, "mode": "spicy", "policies": ["memory"]},
