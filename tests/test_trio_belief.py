@@ -141,18 +141,7 @@ def test_team_samples_agree_with_everything_retained(players):
             z, hands, mid = bl.sample_deals(st, bnd, o, players, 0, 20, seed=g)
             assert z > 0
             for k in range(20):
-                counts = Counter()
-                for q in range(players):
-                    h = hands[k, q, :st.hsize[q]]
-                    assert list(h) == sorted(h) and 0 not in h
-                    counts.update(int(x) for x in h)
-                    for i in range(st.hsize[q]):
-                        if q == o:
-                            assert h[i] == st.hands[o, i]
-                        elif st.hknow[o, q, i]:
-                            assert h[i] == st.hknow[o, q, i]
-                for v in range(1, 13):
-                    assert counts[v] == (0 if st.owner[v] >= 0 else 3)
+                assert_deal_agrees(st, o, players, 0, hands[k], mid[k])
 
 
 # ---------------------------------------------------------------- exact enumeration
@@ -303,6 +292,29 @@ def deduce_of(st, bnd, o: int, n: int, n_mid: int, teams: bool) -> int:
         st.owner, st.hknow, st.mknow, bnd, legal, k, bi, bf, f,
         np.zeros(6, np.int64), np.zeros(6, np.int64), np.zeros(6), np.zeros(6),
         np.zeros(9, np.int64)))
+
+
+def assert_deal_agrees(st, o: int, n: int, n_mid: int, hands, mid) -> None:
+    """A complete deal agrees with everything seat ``o`` knows in ``st``: sorted hands of
+    the right sizes, its own hand, every record of the other hands and of the middle
+    (the first ``n_mid`` slots), and three copies of every value not taken in a trio."""
+    counts = Counter()
+    for q in range(n):
+        h = hands[q, :st.hsize[q]]
+        assert list(h) == sorted(h) and 0 not in h
+        counts.update(int(x) for x in h)
+        for i in range(st.hsize[q]):
+            if q == o:
+                assert h[i] == st.hands[o, i]
+            elif st.hknow[o, q, i]:
+                assert h[i] == st.hknow[o, q, i]
+    for j in range(n_mid):
+        assert (mid[j] != 0) == (st.mid[j] != 0)
+        if st.mid[j] and st.mknow[o, j]:
+            assert mid[j] == st.mknow[o, j]
+    counts.update(int(x) for x in mid[:n_mid] if x)
+    for v in range(1, 13):
+        assert counts[v] == (0 if st.owner[v] >= 0 else 3)
 
 
 def hidden_swapped(st, bnd, o: int, n: int, n_mid: int, seed: int):

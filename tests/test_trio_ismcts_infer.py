@@ -24,7 +24,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from test_trio_belief import deduce_of, hidden_swapped
+from test_trio_belief import assert_deal_agrees, deduce_of, hidden_swapped
 from test_trio_infer import choose, explains, logged_decisions, scratch
 from test_trio_ismcts import play, sevens_position
 from trilab.solver.rng import game_stream
@@ -84,22 +84,7 @@ def test_the_kept_deals_are_the_weighted_deals_infer_drew(players, teams, seed, 
         iw, fw = keep(st, bnd, o, team, snap, n_snap, players, teams, k)
         assert iw[infer.O_N_KEPT] == infer.KEPT_DEALS
         for hands, mid, w in kept_deals(iw, fw):
-            counts = Counter()
-            for q in range(players):
-                h = hands[q, :st.hsize[q]]
-                assert list(h) == sorted(h) and 0 not in h
-                counts.update(int(x) for x in h)
-                for i in range(st.hsize[q]):
-                    if q == o:
-                        assert h[i] == st.hands[o, i]
-                    elif st.hknow[o, q, i]:
-                        assert h[i] == st.hknow[o, q, i]
-            for j in range(n_mid):
-                assert (mid[j] != 0) == (st.mid[j] != 0)
-                if st.mid[j] and st.mknow[o, j]:
-                    assert mid[j] == st.mknow[o, j]
-            counts.update(int(x) for x in mid[:n_mid] if x)
-            assert all(counts[v] == (0 if st.owner[v] >= 0 else 3) for v in range(1, 13))
+            assert_deal_agrees(st, o, players, n_mid, hands, mid)
             missed = sum(not explains(snap, s, hands, mid, players, n_mid, team)
                          for s in range(n_snap) if snap[s, infer.S_SEAT] != o)
             assert w == pytest.approx(infer.MISMATCH ** missed)
