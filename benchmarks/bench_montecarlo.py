@@ -97,7 +97,7 @@ def main() -> None:
             "commit": artifacts.git_commit(),
             "machine": f"{artifacts.machine()['machine']} x{os.cpu_count()}",
             "game": game, "options": str(options), "games": n,
-            "engine_games_per_s": round(eng_rate), "reference_games": m,
+            "engine_games_per_s": float(f"{eng_rate:.3g}"),  # slow policies play < 1 game/s "reference_games": m,
             "reference_games_per_s": round(ref_rate, 1),
             "speedup_vs_reference": round(eng_rate / ref_rate, 1) if m else None,
             "scaling_games": n_scaling,
@@ -107,7 +107,7 @@ def main() -> None:
         rows.append(row)
         ref_text = f"reference {ref_rate:,.1f} games/s ({row['speedup_vs_reference']}x)" \
             if m else "no reference twin"
-        print(f"{game} {options}: engine {eng_rate:,.0f} games/s, {ref_text}; "
+        print(f"{game} {options}: engine {eng_rate:,.3g} games/s, {ref_text}; "
               f"1 job {walls[1]:.2f} s, 2 jobs {walls[2]:.2f} s ({row['speedup_2_jobs']}x)",
               flush=True)
     out = Path(args.out)
