@@ -7,6 +7,8 @@
 * The exact marginals of the dynamic programme, and the sampler's frequencies,
   equal a brute-force enumeration of every placement of the distinguishable
   hidden cards on small hand-made situations.
+* The programme's walk: the odometer visits exactly the valid states, and the
+  placement test by copy masks agrees with adding the copies, on game positions.
 * No peeking: replacing the hidden cards by another consistent deal changes
   neither the belief's output (marginals, samples) nor the ``deduce`` choice.
 """
@@ -256,6 +258,72 @@ def test_marginals_equal_brute_force_enumeration(seed):
             for v in range(1, 13):
                 p = cnt[v] / total
                 assert abs(freq[v] / n - p) <= 5 * math.sqrt(p * (1 - p) / n) + 1e-9, (j, v)
+
+
+def visited_states(v: int, bi: np.ndarray) -> list[tuple[int, list[int]]]:
+    """The states of layer ``v`` the passes visit (odometer), with their fills."""
+    out = []
+    s = bl._first_state(v, bi)
+    while s >= 0:
+        out.append((s, [int(x) for x in bi[bl.FILL:bl.FILL + bl.MAXC]]))
+        s = bl._next_state(v, s, bi)
+    return out
+
+
+def placement_target(v: int, j: int, fill: list[int], bi: np.ndarray) -> int:
+    """The state of layer ``v`` placement ``j`` leads to from ``fill`` (layer ``v - 1``),
+    by definition: add its copies, every container of the layer within its size, those
+    that end at ``v`` full; -1 otherwise."""
+    fill = list(fill)
+    for i in range(bi[bl.L_NALL + v]):
+        c = bi[bl.L_ALL + bl.MAXC * v + i]
+        if bi[bl.C_L + c] == v:
+            fill[c] = 0
+    row = bl.CMB + bl.CMB_W * j
+    for u in range(bi[row]):
+        fill[bi[row + 1 + 2 * u]] += bi[row + 2 + 2 * u]
+    for i in range(bi[bl.L_NALL + v]):
+        c = bi[bl.L_ALL + bl.MAXC * v + i]
+        if fill[c] > bi[bl.C_K + c] or (bi[bl.C_U + c] == v and fill[c] != bi[bl.C_K + c]):
+            return -1
+    return sum(bi[bl.L_STR + bl.MAXC * v + i] * fill[bi[bl.L_ACT + bl.MAXC * v + i]]
+               for i in range(bi[bl.L_NA + v]))
+
+
+@pytest.mark.parametrize("players,seed", [(3, 1), (3, 4), (4, 2), (5, 3)])
+def test_state_walk_and_placement_masks_match_the_definition(players, seed):
+    """The passes visit exactly the valid states (every index decoded, in order) and the
+    placement test by copy masks (:func:`belief._combo_state`) agrees with adding the
+    copies and checking every container, for every state and placement."""
+    table, seat, _ = record_game(players, False, "simple", seed, 4 + 3 * seed, True)
+    assert seat is not None
+    st = to_engine(table)
+    bi, bf = bl.new_workspace()
+    z = bl.compute(seat, players, len(table.middle), st.hands, st.hsize, st.mid, st.owner,
+                   st.hknow, st.mknow, bounds(table), bi, bf, False)
+    assert z > 0
+    checked = 0
+    for v in range(bl.N_LAYERS):
+        decoded = []
+        for s in range(bi[bl.L_SIZE + v]):
+            if bl._decode(v, s, bi):
+                decoded.append((s, [int(x) for x in bi[bl.FILL:bl.FILL + bl.MAXC]]))
+        walked = visited_states(v, bi)
+        assert [s for s, _ in walked] == [s for s, _ in decoded]
+        for (_, f1), (_, f2) in zip(walked, decoded):
+            active = [bi[bl.L_ALL + bl.MAXC * v + i] for i in range(bi[bl.L_NALL + v])]
+            assert [f1[c] for c in active] == [f2[c] for c in active]
+        if v == bl.N_VALUES:
+            break
+        for s, fill in decoded:
+            bi[bl.FILL:bl.FILL + bl.MAXC] = fill
+            bl._start_layer(v + 1, bi)
+            base, room, must = bl._prepare(v + 1, bi)
+            for j in range(bi[bl.L_CMB + v + 1], bi[bl.L_CMB + v + 2]):
+                want = placement_target(v + 1, j, fill, bi)
+                assert bl._combo_state(j, base, room, must, bi) == want, (v, s, j)
+                checked += want >= 0
+    assert checked > 0
 
 
 def test_sortedness_and_bounds_are_used():

@@ -43,10 +43,17 @@ of every completion; sampling goes forward, drawing each value's placement
 in proportion to its weight times the completions; marginals come from a
 forward pass times the backward weights.  The placements of each value do not
 depend on the state, so they are listed once per belief (:func:`_build_combos`:
-the containers each touches, its weight, what it adds to the state index), and
-expanding a state tests only the at most three containers a placement touches
-(the same sums in the same order as testing every container: bit-identical
-beliefs and deals, about 5 times faster at 5 and 6 players).  Every draw comes from the game's
+the containers each touches, its weight, what it adds to the state index and
+its *copy masks*, bit ``i`` of field ``a`` set when the layer's active
+container ``i`` gets more than ``a`` copies); expanding a state makes the
+same masks of the room each container has left (:func:`_prepare`), so a
+placement is tested with two mask operations.  The passes walk the valid
+states of a layer with an odometer over the fills (:func:`_first_state`,
+:func:`_next_state`: no division, a full or a filled-up container skipped),
+in increasing index order.  Both give the same sums in the same order as
+decoding every index and adding every placement's copies: bit-identical
+beliefs and deals (``tests/test_trio_belief.py`` checks the walk and the
+test against the definition).  Every draw comes from the game's
 stream (``uniform``/``below``), so a sampled deal is a function of the seed.
 
 **Limits.**  (1) Team play: the engine erases everybody's records of both
@@ -105,10 +112,11 @@ GX = IDX + 4
 POOL_SLOTS = GX + N_GROUPS
 POOL_VALS = POOL_SLOTS + MAX_MIDDLE
 META = POOL_VALS + MAX_MIDDLE  # META: containers, META + 1: pool slots
-SPARE = META + 2  # SPARE + c: room left in container c, for the state being expanded
-L_CMB = SPARE + MAXC  # L_CMB + v: first placement of value v in the table (N_LAYERS + 1)
+ODO = META + 2  # ODO: fill total of the state being visited (_first_state/_next_state)
+L_CMB = ODO + 1  # L_CMB + v: first placement of value v in the table (N_LAYERS + 1)
 CMB = L_CMB + N_LAYERS + 1  # CMB + CMB_W * j: placement j (see _build_combos)
-CMB_W = 8  # touched containers, (container, copies) x 3, state-index delta
+CMB_W = 9  # touched containers, (container, copies) x 3, state-index delta, copy masks
+MASK_BITS = 20  # a copy mask: one bit per active container of the layer (at most 16)
 MAX_COMBOS = 1 << 14  # placements over all values (at most 3 copies in <= 16 containers)
 BI_LEN = CMB + CMB_W * MAX_COMBOS
 
@@ -208,6 +216,8 @@ def build(o: int, n_players: int, n_mid: int, hands: np.ndarray, hsize: np.ndarr
                 if der < 0 or bi[C_K + c] > bi[C_K + der]:
                     der = c
         bi[L_RET + v] = ret
+        if nall > MASK_BITS:  # not met: at most three containers a hand, plus the pool
+            return False
         bi[L_NALL + v] = nall
         bi[L_DER + v] = der
         na = 0
@@ -255,6 +265,70 @@ def _decode(v: int, s: int, bi: np.ndarray) -> bool:
         if bi[C_U + c] == v and bi[FILL + c] != bi[C_K + c]:
             return False
     return True
+
+
+@kernel(inline="always")
+def _settle(v: int, bi: np.ndarray) -> bool:
+    """Completes the state of layer ``v`` whose non-derived fills are in ``FILL`` (their
+    total in ``ODO``): the derived container's fill; False if the state is invalid."""
+    d = bi[L_DER + v]
+    rest = bi[L_PRE + v] - bi[L_RET + v] - bi[ODO]
+    if d < 0:
+        return rest == 0
+    if rest < 0 or rest > bi[C_K + d] or (bi[C_U + d] == v and rest != bi[C_K + d]):
+        return False
+    bi[FILL + d] = rest
+    return True
+
+
+@kernel(inline="always")
+def _next_state(v: int, s: int, bi: np.ndarray) -> int:
+    """The next valid state of layer ``v`` after state ``s`` (fills in ``FILL``, as
+    :func:`_decode` would set them), or -1.  An odometer over the non-derived fills,
+    lowest stride first, so states come in increasing order (the same accumulation
+    order as testing every index) and invalid ones are skipped without a division:
+    a container ending at ``v`` stays full, and no fill is raised past the total
+    the layer holds."""
+    top = bi[L_PRE + v] - bi[L_RET + v]
+    while True:
+        i = 0
+        na = bi[L_NA + v]
+        while i < na:
+            c = bi[L_ACT + MAXC * v + i]
+            if bi[FILL + c] < bi[C_K + c] and bi[ODO] < top:
+                bi[FILL + c] += 1
+                bi[ODO] += 1
+                s += bi[L_STR + MAXC * v + i]
+                break
+            lo = bi[C_K + c] if bi[C_U + c] == v else 0
+            ex = bi[FILL + c] - lo
+            bi[FILL + c] = lo
+            bi[ODO] -= ex
+            s -= ex * bi[L_STR + MAXC * v + i]
+            i += 1
+        if i == na:
+            return -1
+        if _settle(v, bi):
+            return s
+
+
+@kernel(inline="always")
+def _first_state(v: int, bi: np.ndarray) -> int:
+    """The first valid state of layer ``v`` (fills in ``FILL``), or -1."""
+    s = 0
+    tot = 0
+    for i in range(bi[L_NA + v]):
+        c = bi[L_ACT + MAXC * v + i]
+        lo = bi[C_K + c] if bi[C_U + c] == v else 0
+        bi[FILL + c] = lo
+        tot += lo
+        s += lo * bi[L_STR + MAXC * v + i]
+    bi[ODO] = tot
+    if tot > bi[L_PRE + v] - bi[L_RET + v]:
+        return -1
+    if _settle(v, bi):
+        return s
+    return _next_state(v, s, bi)
 
 
 @kernel(inline="always")
@@ -328,6 +402,16 @@ def _build_combos(bi: np.ndarray, bf: np.ndarray) -> bool:
                     if bi[row + 1 + 2 * u] == c:
                         delta += bi[L_STR + MAXC * v + i] * bi[row + 2 + 2 * u]
             bi[row + 7] = delta
+            # copy masks: bit i of field a - 1 set when active container i gets >= a copies
+            tm = 0
+            for t in range(bi[CNT + v]):
+                i = bi[IDX + t]
+                got = 0
+                for u in range(t):
+                    if bi[IDX + u] == i:
+                        got += 1
+                tm |= 1 << (MASK_BITS * got + i)
+            bi[row + 8] = tm
             j += 1
             ok = _next_combo(v, bi)  # none when no container takes v: a dead end
     bi[L_CMB + N_VALUES + 1] = j
@@ -335,40 +419,37 @@ def _build_combos(bi: np.ndarray, bf: np.ndarray) -> bool:
 
 
 @kernel(inline="always")
-def _prepare(v: int, bi: np.ndarray) -> tuple[int, int]:
-    """For the state of layer ``v - 1`` in ``FILL`` (new containers at 0): the room
-    left in each container of layer ``v`` (``SPARE``), the state index of layer ``v``
-    before any copy of ``v`` is placed and the copies the containers that end at ``v``
-    still need (they leave full)."""
+def _prepare(v: int, bi: np.ndarray) -> tuple[int, int, int]:
+    """For the state of layer ``v - 1`` in ``FILL`` (new containers at 0): the state
+    index of layer ``v`` before any copy of ``v`` is placed, and two masks over the
+    layer's active containers (``L_ALL`` order), in the copy masks' layout: ``room``
+    (container ``i`` can take ``a`` more copies) and ``must`` (the same, for the
+    containers that end at ``v``: they leave full, so they must take all of them)."""
     base = 0
-    need = 0
+    room = 0
+    must = 0
     for i in range(bi[L_NALL + v]):
         c = bi[L_ALL + MAXC * v + i]
-        bi[SPARE + c] = bi[C_K + c] - bi[FILL + c]
+        spare = bi[C_K + c] - bi[FILL + c]
+        bits = 0
+        for a in range(min(spare, COPIES)):
+            bits |= 1 << (MASK_BITS * a + i)
+        room |= bits
         if bi[C_U + c] == v:
-            need += bi[SPARE + c]
+            must |= bits
     for i in range(bi[L_NA + v]):
         base += bi[L_STR + MAXC * v + i] * bi[FILL + bi[L_ACT + MAXC * v + i]]
-    return base, need
+    return base, room, must
 
 
 @kernel(inline="always")
-def _combo_state(v: int, j: int, base: int, need: int, bi: np.ndarray) -> int:
-    """The state of layer ``v`` placement ``j`` leads to from the prepared state, or -1
-    (a container overflows, or one that ends at ``v`` is not left full): the same test
-    as adding the copies and checking every container of the layer."""
+def _combo_state(j: int, base: int, room: int, must: int, bi: np.ndarray) -> int:
+    """The state of layer ``v`` placement ``j`` leads to from the prepared state, or -1:
+    a container overflows (a copy bit outside ``room``) or one that ends at ``v`` is not
+    left full (a ``must`` bit the placement does not set)."""
     row = CMB + CMB_W * j
-    filled = 0
-    for u in range(bi[row]):
-        c = bi[row + 1 + 2 * u]
-        a = bi[row + 2 + 2 * u]
-        if a > bi[SPARE + c]:
-            return -1
-        if bi[C_U + c] == v:
-            if a != bi[SPARE + c]:
-                return -1
-            filled += a
-    if filled != need:
+    tm = bi[row + 8]
+    if (tm & ~room) != 0 or (must & ~tm) != 0:
         return -1
     return base + bi[row + 7]
 
@@ -385,23 +466,28 @@ def _start_layer(v: int, bi: np.ndarray) -> None:
 @kernel
 def backward(bi: np.ndarray, bf: np.ndarray) -> float:
     """Completion weights ``B`` of every state; returns ``Z`` (0: no consistent deal)."""
+    for t in range(bi[L_OFF + N_LAYERS]):
+        bf[B_OFF + t] = 0.0  # invalid states stay 0
     top = N_VALUES
     off = bi[L_OFF + top]
-    for s in range(bi[L_SIZE + top]):
-        bf[B_OFF + off + s] = 1.0 if _decode(top, s, bi) else 0.0
+    s = _first_state(top, bi)
+    while s >= 0:
+        bf[B_OFF + off + s] = 1.0
+        s = _next_state(top, s, bi)
     for v in range(top - 1, -1, -1):
         off = bi[L_OFF + v]
         noff = bi[L_OFF + v + 1]
-        for s in range(bi[L_SIZE + v]):
+        s = _first_state(v, bi)
+        while s >= 0:
             tot = 0.0
-            if _decode(v, s, bi):
-                _start_layer(v + 1, bi)
-                base, need = _prepare(v + 1, bi)
-                for j in range(bi[L_CMB + v + 1], bi[L_CMB + v + 2]):
-                    s2 = _combo_state(v + 1, j, base, need, bi)
-                    if s2 >= 0:
-                        tot += bf[W_CMB + j] * bf[B_OFF + noff + s2]
+            _start_layer(v + 1, bi)
+            base, room, must = _prepare(v + 1, bi)
+            for j in range(bi[L_CMB + v + 1], bi[L_CMB + v + 2]):
+                s2 = _combo_state(j, base, room, must, bi)
+                if s2 >= 0:
+                    tot += bf[W_CMB + j] * bf[B_OFF + noff + s2]
             bf[B_OFF + off + s] = tot
+            s = _next_state(v, s, bi)
     z = bf[B_OFF + bi[L_OFF]]
     bf[Z_AT] = z
     return z
@@ -422,14 +508,16 @@ def marginals(bi: np.ndarray, bf: np.ndarray) -> None:
     for v in range(1, N_VALUES + 1):
         off = bi[L_OFF + v - 1]
         noff = bi[L_OFF + v]
-        for s in range(bi[L_SIZE + v - 1]):
+        s = _first_state(v - 1, bi)
+        while s >= 0:
             fw = bf[F_OFF + off + s]
-            if fw == 0.0 or not _decode(v - 1, s, bi):
+            if fw == 0.0:
+                s = _next_state(v - 1, s, bi)
                 continue
             _start_layer(v, bi)
-            base, need = _prepare(v, bi)
+            base, room, must = _prepare(v, bi)
             for j in range(bi[L_CMB + v], bi[L_CMB + v + 1]):
-                s2 = _combo_state(v, j, base, need, bi)
+                s2 = _combo_state(j, base, room, must, bi)
                 if s2 >= 0:
                     bw = bf[B_OFF + noff + s2]
                     if bw > 0.0:
@@ -447,6 +535,7 @@ def marginals(bi: np.ndarray, bf: np.ndarray) -> None:
                             at = bi[C_START + c] + bi[FILL + c]
                             for t in range(a):
                                 bf[MARG + 13 * MAX_HAND * g + 13 * (at + t) + v] += p
+            s = _next_state(v - 1, s, bi)
 
 
 @kernel
@@ -473,12 +562,12 @@ def sample(rs: np.ndarray, o: int, n_players: int, n_mid: int, hands: np.ndarray
         _decode(v - 1, s, bi)
         noff = bi[L_OFF + v]
         _start_layer(v, bi)
-        base, need = _prepare(v, bi)
+        base, room, must = _prepare(v, bi)
         first = bi[L_CMB + v]
         last = bi[L_CMB + v + 1]
         tot = 0.0
         for j in range(first, last):
-            s2 = _combo_state(v, j, base, need, bi)
+            s2 = _combo_state(j, base, room, must, bi)
             if s2 >= 0:
                 tot += bf[W_CMB + j] * bf[B_OFF + noff + s2]
         r = uniform(rs) * tot
@@ -486,7 +575,7 @@ def sample(rs: np.ndarray, o: int, n_players: int, n_mid: int, hands: np.ndarray
         chosen = -1
         jc = -1
         for j in range(first, last):
-            s2 = _combo_state(v, j, base, need, bi)
+            s2 = _combo_state(j, base, room, must, bi)
             if s2 >= 0:
                 x = bf[W_CMB + j] * bf[B_OFF + noff + s2]
                 if x > 0.0:
