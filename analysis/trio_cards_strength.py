@@ -25,10 +25,10 @@ mode, teams).
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -201,14 +201,31 @@ def seat_comparison(results: str | Path) -> pd.DataFrame:
     return comp.sort_values(KEYS).reset_index(drop=True)[cols]
 
 
-if __name__ == "__main__":
-    args = sys.argv[1:]
-    for flag in ("--paired", "--paired-seats"):
-        if flag in args:
-            i = args.index(flag)
-            for r in paired(args[0], args[i + 1], per_seat=flag == "--paired-seats"):
-                print(r)
-            args = args[:1]
-    for prefix in args:
+def main(argv: list[str] | None = None) -> None:
+    """The command line: summarize each ``PREFIX``, after pairing it with one baseline."""
+    ap = argparse.ArgumentParser(prog="python -m trilab.analysis.trio_cards_strength",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("prefixes", nargs="+", metavar="PREFIX")
+    baseline = ap.add_mutually_exclusive_group()
+    baseline.add_argument("--paired", metavar="BASELINE.csv",
+                          help="the baseline policy in every seat, same seed")
+    baseline.add_argument("--paired-seats", metavar="BASELINE_PREFIX",
+                          help="another one-seat study, position by position")
+    args = ap.parse_args(argv)
+    against = args.paired or args.paired_seats
+    if against is not None:
+        if len(args.prefixes) != 1:
+            ap.error("--paired and --paired-seats take exactly one PREFIX")
+        try:
+            rows = paired(args.prefixes[0], against, per_seat=args.paired_seats is not None)
+        except SystemExit as exc:  # runs that cannot be paired: a one-line error, exit 2
+            ap.error(str(exc.code))
+        for r in rows:
+            print(r)
+    for prefix in args.prefixes:
         for r in summarize(prefix):
             print(r)
+
+
+if __name__ == "__main__":
+    main()

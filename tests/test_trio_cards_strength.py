@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 from trilab.analysis import simulation
-from trilab.analysis.trio_cards_strength import paired, seat_comparison, summarize
+from trilab.analysis.trio_cards_strength import main, paired, seat_comparison, summarize
 
 
 def test_summary_averages_the_seat_positions(tmp_path):
@@ -29,7 +29,7 @@ def test_summary_averages_the_seat_positions(tmp_path):
     assert pd.read_csv(f"{prefix}.csv").shape[0] == 4
 
 
-def test_paired_gains_compare_the_same_games(tmp_path):
+def test_paired_gains_compare_the_same_games(tmp_path, capsys):
     """Memory in one seat against deduce, game by game against deduce everywhere on the
     same seed: the gain is the difference of the two runs' wins in that seat, and a
     run paired with itself gains nothing on every game."""
@@ -65,6 +65,16 @@ def test_paired_gains_compare_the_same_games(tmp_path):
                         out=other)
     with pytest.raises(SystemExit, match="not paired"):
         paired(str(same), str(other))
+    # the command line: one baseline at a time, and a one-line error with exit code 2
+    for argv in ([str(same), "--paired", str(base), "--paired-seats", str(same)],
+                 [str(same), "--paired", str(other)],
+                 [str(same), str(same), "--paired", str(base)]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "not allowed with argument" in err and "not paired" in err
+    assert "Traceback" not in err
 
 
 def test_paired_with_another_one_seat_study_compares_each_position_with_its_own_run(
