@@ -270,10 +270,10 @@ def visited_states(v: int, bi: np.ndarray) -> list[tuple[int, list[int]]]:
     return out
 
 
-def placement_target(v: int, j: int, fill: list[int], bi: np.ndarray) -> int:
+def placement_target(v: int, j: int, fill: list[int], bi: np.ndarray) -> tuple[int, str]:
     """The state of layer ``v`` placement ``j`` leads to from ``fill`` (layer ``v - 1``),
     by definition: add its copies, every container of the layer within its size, those
-    that end at ``v`` full; -1 otherwise."""
+    that end at ``v`` full; -1 and why otherwise."""
     fill = list(fill)
     for i in range(bi[bl.L_NALL + v]):
         c = bi[bl.L_ALL + bl.MAXC * v + i]
@@ -284,17 +284,28 @@ def placement_target(v: int, j: int, fill: list[int], bi: np.ndarray) -> int:
         fill[bi[row + 1 + 2 * u]] += bi[row + 2 + 2 * u]
     for i in range(bi[bl.L_NALL + v]):
         c = bi[bl.L_ALL + bl.MAXC * v + i]
-        if fill[c] > bi[bl.C_K + c] or (bi[bl.C_U + c] == v and fill[c] != bi[bl.C_K + c]):
-            return -1
+        if fill[c] > bi[bl.C_K + c]:
+            return -1, "overflow"
+    for i in range(bi[bl.L_NALL + v]):
+        c = bi[bl.L_ALL + bl.MAXC * v + i]
+        if bi[bl.C_U + c] == v and fill[c] != bi[bl.C_K + c]:
+            return -1, "not full"
     return sum(bi[bl.L_STR + bl.MAXC * v + i] * fill[bi[bl.L_ACT + bl.MAXC * v + i]]
-               for i in range(bi[bl.L_NA + v]))
+               for i in range(bi[bl.L_NA + v])), ""
 
 
-@pytest.mark.parametrize("players,seed", [(3, 1), (3, 4), (4, 2), (5, 3)])
-def test_state_walk_and_placement_masks_match_the_definition(players, seed):
+def test_state_walk_and_placement_masks_match_the_definition():
     """The passes visit exactly the valid states (every index decoded, in order) and the
     placement test by copy masks (:func:`belief._combo_state`) agrees with adding the
-    copies and checking every container, for every state and placement."""
+    copies and checking every container, for every state and placement of positions of
+    3-6 players; placements are accepted and rejected for both reasons."""
+    outcomes = Counter()
+    for players, seed in [(3, 1), (3, 4), (4, 2), (5, 3), (6, 5)]:
+        outcomes += walk_and_test_placements(players, seed)
+    assert outcomes[""] > 0 and outcomes["overflow"] > 0 and outcomes["not full"] > 0, outcomes
+
+
+def walk_and_test_placements(players: int, seed: int) -> Counter:
     table, seat, _ = record_game(players, False, "simple", seed, 4 + 3 * seed, True)
     assert seat is not None
     st = to_engine(table)
@@ -302,14 +313,14 @@ def test_state_walk_and_placement_masks_match_the_definition(players, seed):
     z = bl.compute(seat, players, len(table.middle), st.hands, st.hsize, st.mid, st.owner,
                    st.hknow, st.mknow, bounds(table), bi, bf, False)
     assert z > 0
-    checked = 0
+    outcomes = Counter()
     for v in range(bl.N_LAYERS):
         decoded = []
         for s in range(bi[bl.L_SIZE + v]):
             if bl._decode(v, s, bi):
                 decoded.append((s, [int(x) for x in bi[bl.FILL:bl.FILL + bl.MAXC]]))
         walked = visited_states(v, bi)
-        assert [s for s, _ in walked] == [s for s, _ in decoded]
+        assert [s for s, _ in walked] == [s for s, _ in decoded], (players, seed, v)
         for (_, f1), (_, f2) in zip(walked, decoded):
             active = [bi[bl.L_ALL + bl.MAXC * v + i] for i in range(bi[bl.L_NALL + v])]
             assert [f1[c] for c in active] == [f2[c] for c in active]
@@ -320,10 +331,10 @@ def test_state_walk_and_placement_masks_match_the_definition(players, seed):
             bl._start_layer(v + 1, bi)
             base, room, must = bl._prepare(v + 1, bi)
             for j in range(bi[bl.L_CMB + v + 1], bi[bl.L_CMB + v + 2]):
-                want = placement_target(v + 1, j, fill, bi)
-                assert bl._combo_state(j, base, room, must, bi) == want, (v, s, j)
-                checked += want >= 0
-    assert checked > 0
+                want, why = placement_target(v + 1, j, fill, bi)
+                assert bl._combo_state(j, base, room, must, bi) == want, (v, s, j, why)
+                outcomes[why] += 1
+    return outcomes
 
 
 def test_sortedness_and_bounds_are_used():

@@ -49,8 +49,9 @@ container ``i`` gets more than ``a`` copies); expanding a state makes the
 same masks of the room each container has left (:func:`_prepare`), so a
 placement is tested with two mask operations.  The passes walk the valid
 states of a layer with an odometer over the fills (:func:`_first_state`,
-:func:`_next_state`: no division, a full or a filled-up container skipped),
-in increasing index order.  Both give the same sums in the same order as
+:func:`_next_state`: no division; a container that ends at the layer's value
+stays full and no fill goes past the layer's total, so few invalid states are
+even proposed), in increasing index order.  Both give the same sums in the same order as
 decoding every index and adding every placement's copies: bit-identical
 beliefs and deals (``tests/test_trio_belief.py`` checks the walk and the
 test against the definition).  Every draw comes from the game's
@@ -117,6 +118,7 @@ L_CMB = ODO + 1  # L_CMB + v: first placement of value v in the table (N_LAYERS 
 CMB = L_CMB + N_LAYERS + 1  # CMB + CMB_W * j: placement j (see _build_combos)
 CMB_W = 9  # touched containers, (container, copies) x 3, state-index delta, copy masks
 MASK_BITS = 20  # a copy mask: one bit per active container of the layer (at most 16)
+NEVER_BIT = 1 << (COPIES * MASK_BITS)  # in no copy mask: a need no placement meets
 MAX_COMBOS = 1 << 14  # placements over all values (at most 3 copies in <= 16 containers)
 BI_LEN = CMB + CMB_W * MAX_COMBOS
 
@@ -423,8 +425,10 @@ def _prepare(v: int, bi: np.ndarray) -> tuple[int, int, int]:
     """For the state of layer ``v - 1`` in ``FILL`` (new containers at 0): the state
     index of layer ``v`` before any copy of ``v`` is placed, and two masks over the
     layer's active containers (``L_ALL`` order), in the copy masks' layout: ``room``
-    (container ``i`` can take ``a`` more copies) and ``must`` (the same, for the
-    containers that end at ``v``: they leave full, so they must take all of them)."""
+    (field ``a``, bit ``i``: container ``i`` can take more than ``a`` copies) and
+    ``must`` (the same, for the containers that end at ``v``: they leave full, so
+    they must take exactly their room; a room above the copies of a value cannot be
+    met, marked by :data:`NEVER_BIT`, which no placement has)."""
     base = 0
     room = 0
     must = 0
@@ -437,6 +441,8 @@ def _prepare(v: int, bi: np.ndarray) -> tuple[int, int, int]:
         room |= bits
         if bi[C_U + c] == v:
             must |= bits
+            if spare > COPIES:
+                must |= NEVER_BIT
     for i in range(bi[L_NA + v]):
         base += bi[L_STR + MAXC * v + i] * bi[FILL + bi[L_ACT + MAXC * v + i]]
     return base, room, must
@@ -445,8 +451,9 @@ def _prepare(v: int, bi: np.ndarray) -> tuple[int, int, int]:
 @kernel(inline="always")
 def _combo_state(j: int, base: int, room: int, must: int, bi: np.ndarray) -> int:
     """The state of layer ``v`` placement ``j`` leads to from the prepared state, or -1:
-    a container overflows (a copy bit outside ``room``) or one that ends at ``v`` is not
-    left full (a ``must`` bit the placement does not set)."""
+    a container overflows (a copy bit outside ``room``; its copies are at most its room,
+    so a container that ends at ``v`` takes exactly its room when it sets every bit of
+    ``must``) or one that ends at ``v`` is not left full (a ``must`` bit it does not set)."""
     row = CMB + CMB_W * j
     tm = bi[row + 8]
     if (tm & ~room) != 0 or (must & ~tm) != 0:
