@@ -257,17 +257,19 @@ results-trio-strong: install
 	  out=results/trio-cards/infer/p4-$$mode-teams-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 4 --mode $$mode --teams --policy infer:64 \
 	    --games 10000 --seed 2026 --chunk 100 --out $$out || exit 1; done
-	# 5 players, simple: confirmed stronger on seed 6700 (session 28); about 3.6 s of one
-	# core a game, so about 6 core-hours; 6,000 games like the deduce table
+	# 5 players, simple: confirmed stronger on seed 6700 (session 28); 6,000 games like the
+	# deduce table (done in session 31: 8,780 s of wall time, most of it on two cores)
 	out=results/trio-cards/infer/p5-simple-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 5 --mode simple --policy infer:64 \
 	    --games 6000 --seed 2026 --chunk 100 --out $$out || exit 1
-	# 5 players, spicy: confirmed stronger on seed 6900 (session 30, +2.7 pp); about 6 core-hours
+	# 5 players, spicy: confirmed stronger on seed 6900 (session 30, +2.7 pp); about 4
+	# core-hours since session 31's belief change
 	out=results/trio-cards/infer/p5-spicy-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 5 --mode spicy --policy infer:64 \
 	    --games 6000 --seed 2026 --chunk 100 --out $$out || exit 1
 	# 6 players, simple: confirmed stronger on seed 6800 (session 29, +1.1 pp); about 12.7 s
-	# of one core a game, so about 19 core-hours; 5,500 games like the deduce table
+	# of one core a game before session 31's belief change (about 1.6x faster), so about
+	# 12 core-hours now; 5,500 games like the deduce table
 	out=results/trio-cards/infer/p6-simple-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode simple --policy infer:64 \
 	    --games 5500 --seed 2026 --chunk 100 --out $$out || exit 1
