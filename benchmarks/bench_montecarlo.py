@@ -97,7 +97,8 @@ def main() -> None:
             "commit": artifacts.git_commit(),
             "machine": f"{artifacts.machine()['machine']} x{os.cpu_count()}",
             "game": game, "options": str(options), "games": n,
-            "engine_games_per_s": float(f"{eng_rate:.3g}"),  # slow policies play < 1 game/s "reference_games": m,
+            # 3 significant figures: the slowest policies play under one game a second
+            "engine_games_per_s": float(f"{eng_rate:.3g}"), "reference_games": m,
             "reference_games_per_s": round(ref_rate, 1),
             "speedup_vs_reference": round(eng_rate / ref_rate, 1) if m else None,
             "scaling_games": n_scaling,
