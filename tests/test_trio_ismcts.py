@@ -18,11 +18,16 @@
 from __future__ import annotations
 
 import math
-from collections import Counter
 
 import numpy as np
 import pytest
-from test_trio_belief import bounds, deduce_of, hidden_swapped, record_game
+from test_trio_belief import (
+    assert_deal_agrees,
+    bounds,
+    deduce_of,
+    hidden_swapped,
+    record_game,
+)
 from test_trio_cards import to_engine
 from trilab.solver.rng import game_stream
 from trilab.solver.trio_cards import belief as bl
@@ -72,26 +77,12 @@ def test_determinizations_agree_with_everything_the_seat_knows(players, teams):
                 hk = wi[ismcts.W_HK:ismcts.W_MK].reshape(tc.MAX_PLAYERS, tc.MAX_PLAYERS,
                                                          tc.MAX_HAND)
                 assert list(wi[ismcts.W_HS:ismcts.W_RLO]) == list(st.hsize)
-                counts = Counter()
-                for q in range(players):
-                    h = hands[q, :st.hsize[q]]
-                    assert list(h) == sorted(h) and 0 not in h
-                    counts.update(int(x) for x in h)
+                assert_deal_agrees(st, o, players, m, hands, mid)
+                for q in range(players):  # every other seat gets seat o's public records
                     for i in range(st.hsize[q]):
-                        if q == o:
-                            assert h[i] == st.hands[o, i]
-                        elif st.hknow[o, q, i]:
-                            assert h[i] == st.hknow[o, q, i]
-                        for s in range(players):  # every seat gets the public records
+                        for s in range(players):
                             if s != q and q != o:
                                 assert hk[s, q, i] == st.hknow[o, q, i]
-                for j in range(m):
-                    assert (mid[j] != 0) == (st.mid[j] != 0)
-                    if st.mknow[o, j] and st.mid[j]:
-                        assert mid[j] == st.mknow[o, j]
-                counts.update(int(x) for x in mid[:m] if x)
-                for v in range(1, 13):
-                    assert counts[v] == (0 if st.owner[v] >= 0 else 3)
                 checked += 1
     assert checked == 6 * players * 10
 
