@@ -262,8 +262,8 @@ results-trio-strong: install
 	out=results/trio-cards/infer/p5-simple-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 5 --mode simple --policy infer:64 \
 	    --games 6000 --seed 2026 --chunk 100 --out $$out || exit 1
-	# 5 players, spicy: confirmed stronger on seed 6900 (session 30, +2.7 pp); about 4
-	# core-hours since session 31's belief change
+	# 5 players, spicy: confirmed stronger on seed 6900 (session 30, +2.7 pp); done in
+	# session 32 (8,589 s of wall time, most of it on two cores: about 4.5 core-hours)
 	out=results/trio-cards/infer/p5-spicy-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 5 --mode spicy --policy infer:64 \
 	    --games 6000 --seed 2026 --chunk 100 --out $$out || exit 1
