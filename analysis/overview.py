@@ -9,8 +9,10 @@ points, with its 95% interval, read from what the studies wrote:
   opening's placer win rate minus 50%);
 * Tabula Trivium, by policy pair, and the Trio card game, by configuration:
   ``results/<game>/*.meta.json`` of ``trilab simulate`` and those of its
-  subfolders (the card game's ``deduce/`` seat study; via
-  :func:`trilab.analysis.simulation.collect`);
+  subfolders (the card game's ``deduce/`` and ``infer/`` seat studies and the
+  ``strength/`` controls; via :func:`trilab.analysis.simulation.collect`); the
+  card game's rows are grouped by configuration in shaded bands, weakest policy
+  first, so every table between strong players stands beside the ``memory`` one;
 * Trio, the board game, by Fortress reading and policy
   (``results/trio-board/``, study names ``FORTRESS-POLICY``).
 
@@ -33,7 +35,8 @@ from trilab.analysis.simulation import collect
 PANELS = ("trike", "tabula-trivium", "trio-cards", "trio-board")
 TITLES = {"trike": "Trike (no pie rule), by board side",
           "tabula-trivium": "Tabula Trivium, by policies (seat 0 vs seat 1)",
-          "trio-cards": "Trio card game, by configuration",
+          "trio-cards": "Trio card game, by configuration and policy (games; sNNNN: a "
+                        "control run)",
           "trio-board": "Trio board game, by Fortress option"}
 
 
@@ -68,8 +71,27 @@ def _equal_players(policies: str) -> bool:
     return len(set(policies.split(","))) == 1
 
 
+# Card-game rows, within a configuration: the weakest policy first, so the strong
+# players' tables stand beside the memory one; a paired run's all-deduce control
+# (results/trio-cards/strength/) right after the deduce table it repeats.
+CARD_POLICY_RANK = {"random": 0, "memory": 1, "deduce": 2}
+
+
+def _card_row(r) -> tuple[int, str, str]:
+    """``(order, label, group)`` of a card-game study: grouped by configuration
+    (players, mode, teams), then by the policy's strength."""
+    group = f"{r.players}p {r.mode}" + (" teams" if r.teams else "")
+    policy = r.policies.split(",")[0]
+    control = r.study.startswith("strength/")
+    rank = CARD_POLICY_RANK.get(policy.split(":")[0], len(CARD_POLICY_RANK))
+    order = ((r.players * 2 + (r.mode == "spicy")) * 2 + bool(r.teams)) * 100 + rank * 10 + control
+    label = f"{group}: {policy}" + (f" s{r.seed}" if control else "") + f" ({r.games:,})"
+    return order, label, group
+
+
 def simulated_points(results: Path, game: str) -> pd.DataFrame:
-    """The first-seat advantage of each study of ``game`` between equal players."""
+    """The first-seat advantage of each study of ``game`` between equal players
+    (the card game's rows grouped by configuration, see :func:`_card_row`)."""
     folder = results / game
     if not folder.exists():
         return pd.DataFrame()
@@ -80,9 +102,10 @@ def simulated_points(results: Path, game: str) -> pd.DataFrame:
     for r in t.itertuples():
         if not _equal_players(r.policies):
             continue
-        rows.append({"game": game, "label": r.study, "order": 0,
-                     "advantage": r.first_seat_advantage, "ci_low": r.ci_low,
-                     "ci_high": r.ci_high, "method": "simulation"})
+        order, label, group = _card_row(r) if game == "trio-cards" else (0, r.study, "")
+        rows.append({"game": game, "label": label, "order": order, "group": group,
+                     "study": r.study, "advantage": r.first_seat_advantage,
+                     "ci_low": r.ci_low, "ci_high": r.ci_high, "method": "simulation"})
     return pd.DataFrame(rows)
 
 
@@ -111,8 +134,8 @@ def all_points(results: str | Path) -> pd.DataFrame:
     parts = [trike_points(results)] + [simulated_points(results, g) for g in PANELS[1:]]
     parts = [p for p in parts if not p.empty]
     if not parts:
-        return pd.DataFrame(columns=["game", "label", "order", "advantage", "ci_low",
-                                     "ci_high", "method"])
+        return pd.DataFrame(columns=["game", "label", "order", "group", "study", "advantage",
+                                     "ci_low", "ci_high", "method"])
     return pd.concat(parts, ignore_index=True)
 
 
@@ -134,11 +157,18 @@ def plot_all_games(points: pd.DataFrame):
         ax.scatter(x, y, color=colours, zorder=3,
                    marker="s" if game == "trike" else "o")
         ax.axvline(0, color="grey", lw=1)
+        if "group" in part and part.group.fillna("").ne("").any():
+            # alternate bands, one a configuration, so its policies read together
+            starts = np.flatnonzero(part.group.ne(part.group.shift()).to_numpy())
+            ends = list(starts[1:]) + [len(part)]
+            for k, (a, b) in enumerate(zip(starts, ends, strict=True)):
+                if k % 2 == 0:
+                    ax.axhspan(a - 0.5, b - 0.5, color="0.93", zorder=0)
         ax.set_yticks(y, part.label, fontsize=8)
         ax.invert_yaxis()
         ax.set_title(TITLES[game], fontsize=10, loc="left")
-    axes[-1, 0].set_xlabel("first-seat advantage: seat 0's win rate minus its fair share "
-                           "(percentage points, 95% CI)")
+    fig.supxlabel("first-seat advantage: seat 0's win rate minus its fair share "
+                  "(percentage points, 95% CI)", fontsize=10)
     fig.suptitle("First-seat advantage in every game, between equal players", fontsize=11)
     fig.tight_layout(rect=(0, 0, 1, 0.985))  # leave the suptitle its own line
     return fig

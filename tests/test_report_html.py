@@ -125,3 +125,38 @@ def test_duel_table_marks_the_matched_time_duels(tmp_path):
     table = report_html.duel_table(report_html.duel_files(tmp_path))
     assert list(table.run) == ["trial"] * 6 + ["confirmation"] * 3
     assert table[table.run == "confirmation"].games.max() == 2000
+
+
+def test_card_game_rows_are_grouped_by_configuration(tmp_path):
+    """The card game's points are grouped by configuration, weakest policy first: the
+    tables between strong players stand right after the memory one, a paired run's
+    all-deduce control after the deduce table, unequal pairings nowhere; the figure
+    shades one band per configuration."""
+    import shutil as sh
+
+    from matplotlib.patches import Rectangle
+    from trilab.analysis import overview
+
+    cards = tmp_path / "trio-cards"
+    picks = {"": ["p4-simple-memory", "p3-simple-memory", "p3-simple-random"],
+             "deduce": ["p3-simple-deduce", "p4-simple-deduce"],
+             "infer": ["p3-simple-infer-64"],
+             "strength": ["p3-simple-deduce-all-s6100", "p3-simple-infer-64-vs-deduce-seat0"]}
+    for sub, names in picks.items():
+        (cards / sub).mkdir(parents=True, exist_ok=True)
+        for name in names:
+            sh.copy(f"results/trio-cards/{sub}/{name}.meta.json".replace("//", "/"),
+                    cards / sub / f"{name}.meta.json")
+    points = overview.all_points(tmp_path)
+    part = points.sort_values(["order", "label"])
+    assert list(part.study) == [
+        "p3-simple-random", "p3-simple-memory", "deduce/p3-simple-deduce",
+        "strength/p3-simple-deduce-all-s6100", "infer/p3-simple-infer-64",
+        "p4-simple-memory", "deduce/p4-simple-deduce"]
+    assert list(part.group) == ["3p simple"] * 5 + ["4p simple"] * 2
+    assert list(part.label)[1:5] == [
+        "3p simple: memory (1,000,000)", "3p simple: deduce (20,000)",
+        "3p simple: deduce s6100 (1,000)", "3p simple: infer:64 (10,000)"]
+    fig = overview.plot_all_games(points)
+    bands = [p for p in fig.axes[0].patches if isinstance(p, Rectangle)]
+    assert [(b.get_y(), b.get_y() + b.get_height()) for b in bands] == [(-0.5, 4.5)]
