@@ -7,6 +7,8 @@ through Playwright's Python API with that executable (no downloaded browser).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 from trilab.cli import cli
@@ -131,32 +133,43 @@ def test_card_game_rows_are_grouped_by_configuration(tmp_path):
     """The card game's points are grouped by configuration, weakest policy first: the
     tables between strong players stand right after the memory one, a paired run's
     all-deduce control after the deduce table, unequal pairings nowhere; the figure
-    shades one band per configuration."""
+    shades every other configuration's band."""
+    import json
     import shutil as sh
 
     from matplotlib.patches import Rectangle
     from trilab.analysis import overview
+    from trilab.analysis.plots import plt
 
     cards = tmp_path / "trio-cards"
-    picks = {"": ["p4-simple-memory", "p3-simple-memory", "p3-simple-random"],
+    picks = {"": ["p4-simple-teams-memory", "p4-simple-memory", "p3-spicy-memory",
+                  "p3-simple-memory", "p3-simple-random"],
              "deduce": ["p3-simple-deduce", "p4-simple-deduce"],
              "infer": ["p3-simple-infer-64"],
              "strength": ["p3-simple-deduce-all-s6100", "p3-simple-infer-64-vs-deduce-seat0"]}
+    games = {}
     for sub, names in picks.items():
         (cards / sub).mkdir(parents=True, exist_ok=True)
         for name in names:
-            sh.copy(f"results/trio-cards/{sub}/{name}.meta.json".replace("//", "/"),
-                    cards / sub / f"{name}.meta.json")
+            source = Path("results/trio-cards") / sub / f"{name}.meta.json"
+            sh.copy(source, cards / sub / source.name)
+            games[f"{sub}/{name}".lstrip("/")] = json.loads(source.read_text())["games"]
     points = overview.all_points(tmp_path)
     part = points.sort_values(["order", "label"])
     assert list(part.study) == [
         "p3-simple-random", "p3-simple-memory", "deduce/p3-simple-deduce",
         "strength/p3-simple-deduce-all-s6100", "infer/p3-simple-infer-64",
-        "p4-simple-memory", "deduce/p4-simple-deduce"]
-    assert list(part.group) == ["3p simple"] * 5 + ["4p simple"] * 2
+        "p3-spicy-memory", "p4-simple-memory", "deduce/p4-simple-deduce",
+        "p4-simple-teams-memory"]
+    assert list(part.group) == (["3p simple"] * 5 + ["3p spicy"] + ["4p simple"] * 2
+                                + ["4p simple teams"])
     assert list(part.label)[1:5] == [
-        "3p simple: memory (1,000,000)", "3p simple: deduce (20,000)",
-        "3p simple: deduce s6100 (1,000)", "3p simple: infer:64 (10,000)"]
+        f"3p simple: memory ({games['p3-simple-memory']:,})",
+        f"3p simple: deduce ({games['deduce/p3-simple-deduce']:,})",
+        f"3p simple: deduce s6100 ({games['strength/p3-simple-deduce-all-s6100']:,})",
+        f"3p simple: infer:64 ({games['infer/p3-simple-infer-64']:,})"]
     fig = overview.plot_all_games(points)
     bands = [p for p in fig.axes[0].patches if isinstance(p, Rectangle)]
-    assert [(b.get_y(), b.get_y() + b.get_height()) for b in bands] == [(-0.5, 4.5)]
+    assert [(b.get_y(), b.get_y() + b.get_height()) for b in bands] == [(-0.5, 4.5),
+                                                                       (5.5, 7.5)]
+    plt.close(fig)
