@@ -267,11 +267,35 @@ def _simulated_section(results: Path, game: str, title: str) -> str:
     return "\n".join(parts)
 
 
+def _strength_glance(t: pd.DataFrame) -> pd.DataFrame:
+    """:func:`~trilab.analysis.trio_cards_strength.strength_overview` in words and
+    percentages, one row per comparison."""
+    def pp(x: float) -> str:
+        return f"{100 * x:+.1f}"
+
+    rows = []
+    for r in t.itertuples():
+        paired = pd.notna(r.gain)
+        rows.append({
+            "table": f"{r.players}p {r.mode}" + (" teams" if r.teams else ""),
+            "policy": r.policy, "others": r.opponents, "seed": r.seed, "games": f"{r.games:,}",
+            "win rate": f"{100 * r.win_rate:.1f}% [{100 * r.ci_low:.1f}, "
+                        f"{100 * r.ci_high:.1f}]",
+            "fair share": f"{100 * r.fair_share:.1f}%",
+            "paired with": r.baseline if paired else "",
+            "gain (pp)": f"{pp(r.gain)} [{pp(r.gain_low)}, {pp(r.gain_high)}]"
+                         + (" *" if r.gain_low > 0 or r.gain_high < 0 else "")
+                         if paired else "",
+            "better / worse": f"{r.better} / {r.worse}" if paired else "",
+            "study": r.study})
+    return pd.DataFrame(rows)
+
+
 def _strong_players(results: Path) -> str:
     """The card game between strong players: the seat studies with ``deduce`` and with
     ``infer:K`` in every seat beside those with ``memory``, and the strength tables (one
     policy in one seat, every seat position)."""
-    from trilab.analysis.trio_cards_strength import seat_comparison
+    from trilab.analysis.trio_cards_strength import seat_comparison, strength_overview
 
     parts = []
     comp = seat_comparison(results)
@@ -294,17 +318,31 @@ def _strong_players(results: Path) -> str:
         parts.append(_table(comp.assign(infer_games=games.where(games.notna(), ""))))
         parts.append(_how(sorted((results / "trio-cards" / "deduce").glob("*.meta.json")) +
                           sorted((results / "trio-cards" / "infer").glob("*.meta.json"))))
-    strength = sorted(p for p in (results / "trio-cards" / "strength").glob("*.csv")
-                      if "-seat" not in p.stem) if (results / "trio-cards").exists() else []
+    folder = results / "trio-cards" / "strength"
+    strength = sorted(p for p in folder.glob("*.csv") if "-seat" not in p.stem) \
+        if folder.exists() else []
     if strength:
         parts.append("<h3>Strength: one policy in one seat, every seat position</h3>")
-        parts.append("<p>The tested policy in one seat, the others of the table as named; the "
-                     "row <code>mean</code> averages the seat positions, so the seat effect "
-                     "cancels (fair share 1/3).</p>")
+        glance = strength_overview(folder)
+        if not glance.empty:
+            parts.append(
+                "<p>Every comparison at a glance: the tested policy in one seat and the "
+                "others of the table as named, its win rate averaged over the seat positions "
+                "(so the seat effect cancels) beside the table's fair share; where the same "
+                "deals were also played with a baseline in that seat, the paired gain over "
+                "it (percentage points, 95% interval; * when the interval excludes 0) and "
+                "the games it did better and worse.</p>")
+            parts.append(_table(_strength_glance(glance)))
+        parts.append("<details><summary>Every table, seat position by seat position"
+                     "</summary>")
+        parts.append("<p>The row <code>mean</code> averages the seat positions (fair share: "
+                     "one over the players, one half in team games); the all-seats controls "
+                     "(<code>deduce-all</code>) are the paired runs' baselines.</p>")
         for path in strength:
             parts.append(f"<h4>{html.escape(path.stem)}</h4>")
             parts.append(_table(pd.read_csv(path)))
         parts.append(_how([p.with_suffix(".meta.json") for p in strength]))
+        parts.append("</details>")
     return "\n".join(parts)
 
 

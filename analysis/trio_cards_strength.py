@@ -16,7 +16,8 @@ interval than from the win rates alone.  It reads the per-game rows
 
 :func:`seat_comparison` puts the seat studies with ``memory`` in every seat beside
 those with ``deduce`` and with ``infer:K`` in every seat, one row per table (players,
-mode, teams).
+mode, teams).  :func:`strength_overview` lists every comparison of a strength
+folder in one table (the report's summary).
 
     python -m trilab.analysis.trio_cards_strength results/trio-cards/strength/p3-simple-deduce
     python -m trilab.analysis.trio_cards_strength PREFIX --paired BASELINE.csv
@@ -199,6 +200,62 @@ def seat_comparison(results: str | Path) -> pd.DataFrame:
     comp[cols[-4:]] = comp[cols[-4:]].astype(float)
     comp["infer_games"] = comp["infer_games"].astype("Int64")
     return comp.sort_values(KEYS).reset_index(drop=True)[cols]
+
+
+def _mean_row(path: Path) -> pd.Series | None:
+    """The ``mean`` row of a table this module wrote, or None (a seat table)."""
+    t = pd.read_csv(path)
+    if "position" not in t:
+        return None
+    mean = t[t.position.astype(str) == "mean"]
+    return mean.iloc[0] if len(mean) else None
+
+
+def strength_overview(folder: str | Path) -> pd.DataFrame:
+    """One row per comparison in a strength folder (``results/trio-cards/strength``), for
+    reading them at a glance: the table (players, mode, teams), the tested policy and the
+    policies of the other seats and the seed (from the seat-0 run's metadata), the tested
+    policy's win rate averaged over the seat positions with its 95% interval, the fair
+    share, and, for
+    each paired comparison of the study (``<prefix>-paired*.csv``), the baseline and the
+    gain over it on the same deals with its interval and the games it did better and
+    worse (a study without one has a single row with those empty).  Sorted by table."""
+    folder = Path(folder)
+    cols = ["study", "players", "mode", "teams", "policy", "opponents", "seed", "games",
+            "win_rate", "ci_low", "ci_high", "fair_share", "baseline", "gain", "gain_low",
+            "gain_high", "better", "worse"]
+    rows = []
+    for path in sorted(folder.glob("*.csv")):
+        prefix = path.stem
+        meta_path = folder / f"{prefix}-seat0.meta.json"
+        if "-paired" in prefix or not meta_path.exists():
+            continue  # a comparison (read below), a per-seat run or an all-seats control
+        mean = _mean_row(path)
+        if mean is None:
+            continue
+        meta = json.loads(meta_path.read_text())
+        o = meta.get("options", {})
+        row = {"study": prefix, "players": o.get("players", len(meta["seats"])),
+               "mode": o.get("mode", ""), "teams": bool(o.get("teams", False)),
+               "policy": mean.policy,
+               "opponents": ",".join(dict.fromkeys(s["policy"] for s in meta["seats"][1:])),
+               "seed": meta["seed"],
+               "games": int(mean.games), "win_rate": float(mean.win_rate),
+               "ci_low": float(mean.ci_low), "ci_high": float(mean.ci_high),
+               "fair_share": float(meta["fair_share"])}
+        comparisons = [_mean_row(p) for p in sorted(folder.glob(f"{prefix}-paired*.csv"))]
+        for c in [c for c in comparisons if c is not None] or [None]:
+            extra = {} if c is None else {
+                "baseline": c.baseline, "gain": float(c.gain), "gain_low": float(c.ci_low),
+                "gain_high": float(c.ci_high), "better": int(c.better), "worse": int(c.worse)}
+            rows.append(row | extra)
+    table = pd.DataFrame(rows, columns=cols)
+    if table.empty:
+        return table
+    for c in ("better", "worse"):
+        table[c] = table[c].astype("Int64")
+    return table.sort_values(["players", "mode", "teams", "study"], kind="stable") \
+        .reset_index(drop=True)
 
 
 def main(argv: list[str] | None = None) -> None:

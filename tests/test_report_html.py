@@ -40,6 +40,8 @@ def test_page_is_self_contained(page_file):
             "seat") in text
     assert "&lt;NA&gt;" not in text and "<td>nan</td>" not in text.lower()  # empty cells
     assert "Strength: one policy in one seat, every seat position" in text
+    # ... with every comparison at a glance (the paired gains), the raw tables folded away
+    assert "<th>gain (pp)</th>" in text and "<details><summary>Every table" in text
 
 
 def test_page_renders_in_headless_chromium(page_file, chromium):

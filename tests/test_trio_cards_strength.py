@@ -139,3 +139,38 @@ def test_seat_comparison_puts_memory_beside_deduce_and_infer(tmp_path):
         deduce.summary["first_seat_advantage_ci"])
     assert row.memory_games == row.deduce_games == 80
     assert seat_comparison(tmp_path / "nowhere").empty
+
+
+def test_strength_overview_lists_every_comparison_once_per_baseline(tmp_path):
+    """One row per study and paired comparison, read from the committed tables: the
+    mean rows' numbers, the seat-0 run's opponents, seed and fair share; a study with
+    two comparisons has two rows, one without any a row with empty gains; per-seat
+    runs and all-seats controls are not studies."""
+    import shutil as sh
+    from pathlib import Path
+
+    from trilab.analysis.trio_cards_strength import strength_overview
+
+    src = Path("results/trio-cards/strength")
+    names = ["p4-simple-teams-infer-64-vs-deduce", "p3-simple-ismcts-infer-64-vs-deduce-s7400",
+             "p3-simple-ismcts-1000-vs-deduce"]
+    for name in names:
+        for f in src.glob(f"{name}*"):
+            if f.suffix in (".csv", ".json") and ("-seat" not in f.stem or "-seat0" in f.stem):
+                sh.copy(f, tmp_path / f.name)
+    sh.copy(src / "p3-simple-deduce-all-s7400.csv", tmp_path)
+    t = strength_overview(tmp_path)
+    assert list(t.study) == [names[2], names[1], names[1], names[0]]  # by table, then name
+    mean = pd.read_csv(src / f"{names[0]}.csv").iloc[-1]
+    pair = pd.read_csv(src / f"{names[0]}-paired.csv").iloc[-1]
+    teams = t.iloc[3]
+    assert (teams.players, teams["mode"], teams.teams) == (4, "simple", True)
+    assert teams.fair_share == 0.5 and teams.opponents == "deduce" and teams.seed == 6400
+    assert (teams.games, teams.win_rate, teams.ci_low) == (mean.games, mean.win_rate,
+                                                             mean.ci_low)
+    assert (teams.baseline, teams.gain, teams.gain_high, teams.better, teams.worse) == (
+        "deduce", pair.gain, pair.ci_high, pair.better, pair.worse)
+    assert sorted(t[t.study == names[1]].baseline) == ["deduce", "infer:64"]
+    alone = t.iloc[0]
+    assert alone.policy == "ismcts:1000" and alone.fair_share == pytest.approx(1 / 3)
+    assert pd.isna(alone.gain) and pd.isna(alone.better)
