@@ -77,10 +77,15 @@ def _equal_players(policies: str) -> bool:
 CARD_POLICY_RANK = {"random": 0, "memory": 1, "deduce": 2}
 
 
+def card_table_name(players: int, mode: str, teams: bool) -> str:
+    """A card-game configuration in a few characters: ``"4p simple teams"``."""
+    return f"{players}p {mode}" + (" teams" if teams else "")
+
+
 def _card_row(r) -> tuple[int, str, str]:
     """``(order, label, group)`` of a card-game study: grouped by configuration
     (players, mode, teams), then by the policy's strength."""
-    group = f"{r.players}p {r.mode}" + (" teams" if r.teams else "")
+    group = card_table_name(r.players, r.mode, r.teams)
     policy = r.policies.split(",")[0]
     control = r.study.startswith("strength/")
     rank = CARD_POLICY_RANK.get(policy.split(":")[0], len(CARD_POLICY_RANK))

@@ -277,7 +277,7 @@ def _strength_glance(t: pd.DataFrame) -> pd.DataFrame:
     for r in t.itertuples():
         paired = pd.notna(r.gain)
         rows.append({
-            "table": f"{r.players}p {r.mode}" + (" teams" if r.teams else ""),
+            "table": overview.card_table_name(r.players, r.mode, r.teams),
             "policy": r.policy, "others": r.opponents, "seed": r.seed, "games": f"{r.games:,}",
             "win rate": f"{100 * r.win_rate:.1f}% [{100 * r.ci_low:.1f}, "
                         f"{100 * r.ci_high:.1f}]",
