@@ -302,16 +302,24 @@ def _strong_players(results: Path) -> str:
     if not comp.empty:
         flips = comp[(comp.memory_high < 0) & (comp.deduce_low > 0)]
         played = comp[comp.infer_games.notna()]
+        tested = comp[comp.infer_test_low.notna()]
+        stronger = tested[tested.infer_test_low > 0]
         parts.append("<h3>Between strong players: <code>deduce</code> and <code>infer</code> "
                      "in every seat</h3>")
         parts.append(
             f"<p>The first seat's advantage (win rate minus fair share, 95% interval) with "
             f"<code>memory</code>, with <code>deduce</code> (exact belief over the hidden "
             f"cards) and with <code>infer:K</code> (<code>deduce</code> reading the other "
-            f"players' choices; the strongest policy measured, in pre-registered tests at "
-            f"every table size tried) in every seat, "
+            f"players' choices) in every seat, "
             f"for {len(comp)} tables; <code>infer</code> is played at {len(played)} of them "
-            f"(empty cells: not played, it is slow). In {len(flips)} tables the first "
+            f"(empty cells: not played). The <code>infer_test</code> columns are each "
+            f"table's pre-registered test: <code>infer:64</code> in one seat against "
+            f"<code>deduce</code> players, its gain over <code>deduce</code> in that seat on "
+            f"the same deals (every seat position; {len(stronger)} of {len(tested)} tested "
+            f"tables show a gain whose interval is above 0). <code>strongest</code> names "
+            f"the table that answers the seat question: <code>infer</code>'s where its test "
+            f"holds, <code>deduce</code>'s where it does not or none was run. In "
+            f"{len(flips)} tables the first "
             "seat's disadvantage between <code>memory</code> players becomes an advantage "
             "between <code>deduce</code> players (both intervals exclude 0).</p>")
         games = comp.infer_games.astype(object)

@@ -172,12 +172,47 @@ def _columns(table: pd.DataFrame, name: str) -> pd.DataFrame:
                              "unfinished_share": f"{name}_unfinished"})
 
 
+INFER_TEST = "infer-64-vs-deduce"  # the pre-registered test of a table: <table>-INFER_TEST
+
+
+def _infer_tests(folder: Path) -> pd.DataFrame:
+    """Per table, the pre-registered test of ``infer:64`` against ``deduce``: the study
+    ``p<n>-<mode>[-teams]-infer-64-vs-deduce`` of ``folder`` (``infer:64`` in one seat, the
+    others ``deduce``), paired with ``deduce`` in its seat on the same deals, as
+    ``infer_test_gain``, ``infer_test_low``, ``infer_test_high`` (other studies of the same
+    policies, such as later replications on other seeds, are not the test)."""
+    cols = KEYS + ["infer_test_gain", "infer_test_low", "infer_test_high"]
+    over = strength_overview(folder) if folder.exists() else pd.DataFrame()
+    if over.empty:
+        return pd.DataFrame(columns=cols)
+    name = over.players.map("p{}-".format) + over["mode"] + \
+        over.teams.map({True: "-teams", False: ""}) + f"-{INFER_TEST}"
+    tests = over[(over.study == name) & (over.baseline == "deduce")]
+    return tests.rename(columns={"gain": "infer_test_gain", "gain_low": "infer_test_low",
+                                 "gain_high": "infer_test_high"})[cols]
+
+
+def _strongest(row: pd.Series) -> str:
+    """Which policy's seat table answers "is there a seat advantage between strong
+    players" for this table: ``infer:64`` where its pre-registered test's interval is above
+    0 (``(to play)`` while its table is not in yet), ``deduce`` where the interval
+    includes 0 or where no test was run."""
+    if pd.isna(row.infer_test_low):
+        return "deduce (infer not tested)"
+    if row.infer_test_low <= 0:
+        return "deduce (infer not stronger)"
+    return "infer:64" if pd.notna(row.infer_games) else "infer:64 (to play)"
+
+
 def seat_comparison(results: str | Path) -> pd.DataFrame:
     """Per table (players, mode, teams) with a ``deduce`` study: the first seat's
     advantage (its win rate minus its fair share, 95% interval) with ``memory``, with
     ``deduce`` and, where played, with ``infer:K`` in every seat (``results/trio-cards/``,
     ``deduce/`` and ``infer/``; NaN where there is no ``infer`` table), the games of each
-    and the strong policies' turn-cap shares."""
+    and the strong policies' turn-cap shares; the table's pre-registered test of
+    ``infer:64`` against ``deduce`` (``strength/``, :func:`_infer_tests`; NaN where none)
+    and ``strongest``, the policy whose table answers the seat question
+    (:func:`_strongest`)."""
     folder = Path(results) / "trio-cards"
 
     def study(sub: str, policy: str) -> pd.DataFrame:
@@ -189,16 +224,20 @@ def seat_comparison(results: str | Path) -> pd.DataFrame:
     cols = ["players", "mode", "teams", "memory_games", "memory_advantage", "memory_low",
             "memory_high", "deduce_games", "deduce_advantage", "deduce_low", "deduce_high",
             "deduce_unfinished", "infer_games", "infer_advantage", "infer_low", "infer_high",
-            "infer_unfinished"]
+            "infer_unfinished", "infer_test_gain", "infer_test_low", "infer_test_high",
+            "strongest"]
     if memory.empty or deduce.empty:
         return pd.DataFrame(columns=cols)
     m = _columns(memory, "memory").drop(columns="memory_unfinished")
     comp = m.merge(_columns(deduce, "deduce"), on=KEYS)
     i = _columns(infer, "infer") if not infer.empty else \
-        pd.DataFrame(columns=KEYS + cols[-5:])
+        pd.DataFrame(columns=KEYS + cols[12:17])
     comp = comp.merge(i, on=KEYS, how="left")
-    comp[cols[-4:]] = comp[cols[-4:]].astype(float)
+    comp[cols[13:17]] = comp[cols[13:17]].astype(float)
     comp["infer_games"] = comp["infer_games"].astype("Int64")
+    comp = comp.merge(_infer_tests(folder / "strength"), on=KEYS, how="left")
+    comp[cols[17:20]] = comp[cols[17:20]].astype(float)
+    comp["strongest"] = comp.apply(_strongest, axis=1) if len(comp) else []
     return comp.sort_values(KEYS).reset_index(drop=True)[cols]
 
 

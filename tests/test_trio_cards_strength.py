@@ -4,6 +4,8 @@ studies of memory beside deduce."""
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -138,7 +140,38 @@ def test_seat_comparison_puts_memory_beside_deduce_and_infer(tmp_path):
     assert [row.deduce_low, row.deduce_high] == pytest.approx(
         deduce.summary["first_seat_advantage_ci"])
     assert row.memory_games == row.deduce_games == 80
+    assert comp.infer_test_gain.isna().all()  # no strength folder: no test
+    assert list(comp.strongest) == ["deduce (infer not tested)"] * 2
     assert seat_comparison(tmp_path / "nowhere").empty
+
+    # each table's pre-registered test of infer:64 against deduce, from the strength
+    # folder: the committed 4-player simple test, a replication on another seed (not the
+    # test), and the 4-player team test with its paired gain's interval moved below 0
+    src, dst = Path("results/trio-cards/strength"), base / "strength"
+    dst.mkdir()
+    for prefix, new in [("p4-simple-infer-64-vs-deduce",) * 2,
+                        ("p4-simple-infer-64-vs-deduce", "p4-simple-infer-64-vs-deduce-s9"),
+                        ("p4-simple-teams-infer-64-vs-deduce",) * 2]:
+        for suffix in (".csv", "-paired.csv", "-seat0.meta.json"):
+            shutil.copy(src / f"{prefix}{suffix}", dst / f"{new}{suffix}")
+    test = pd.read_csv(src / "p4-simple-infer-64-vs-deduce-paired.csv")
+    test = test[test.position.astype(str) == "mean"].iloc[0]
+    replication = pd.read_csv(dst / "p4-simple-infer-64-vs-deduce-s9-paired.csv")
+    replication[["gain", "ci_low", "ci_high"]] = [-0.5, -0.6, -0.4]
+    replication.to_csv(dst / "p4-simple-infer-64-vs-deduce-s9-paired.csv", index=False)
+    teams = pd.read_csv(dst / "p4-simple-teams-infer-64-vs-deduce-paired.csv")
+    teams["ci_low"] = -0.001
+    teams.to_csv(dst / "p4-simple-teams-infer-64-vs-deduce-paired.csv", index=False)
+    comp = seat_comparison(tmp_path)
+    row, team_row = comp.iloc[0], comp.iloc[1]
+    assert [row.infer_test_gain, row.infer_test_low, row.infer_test_high] == pytest.approx(
+        [test.gain, test.ci_low, test.ci_high])
+    assert row.infer_test_low > 0 and row.strongest == "infer:64"
+    assert team_row.infer_test_low == -0.001
+    assert team_row.strongest == "deduce (infer not stronger)"
+    # a confirmed test whose table is not played yet
+    (base / "infer" / "p4-simple-infer-2.meta.json").unlink()
+    assert seat_comparison(tmp_path).iloc[0].strongest == "infer:64 (to play)"
 
 
 def test_strength_overview_lists_every_comparison_once_per_baseline(tmp_path):
