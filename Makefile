@@ -273,6 +273,12 @@ results-trio-strong: install
 	out=results/trio-cards/infer/p6-simple-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode simple --policy infer:64 \
 	    --games 5500 --seed 2026 --chunk 100 --out $$out || exit 1
+	# 6-player teams, simple: confirmed stronger on seed 7100 (session 33, +4.5 pp); a team
+	# game is short (about 0.6 s of one core with one infer seat); 8,500 games like the
+	# deduce team table
+	out=results/trio-cards/infer/p6-simple-teams-infer-64.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode simple --teams \
+	    --policy infer:64 --games 8500 --seed 2026 --chunk 100 --out $$out || exit 1
 
 bench: install
 	$(PY) benchmarks/bench_cli.py --cli 2 6 --tt 5 6 7
