@@ -291,6 +291,39 @@ def _strength_glance(t: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _seat_glance(comp: pd.DataFrame) -> pd.DataFrame:
+    """:func:`~trilab.analysis.trio_cards_strength.seat_comparison` in words and percentage
+    points, one row per table: the first seat's advantage with each policy in every seat
+    (its interval and games), the table's test of ``infer`` against ``deduce``, the policy
+    whose table answers the seat question and that table's advantage."""
+    def adv(r, name: str) -> str:
+        games = getattr(r, f"{name}_games")
+        if pd.isna(games):
+            return ""
+        lo, hi = getattr(r, f"{name}_low"), getattr(r, f"{name}_high")
+        mark = " *" if lo > 0 or hi < 0 else ""
+        return (f"{100 * getattr(r, f'{name}_advantage'):+.2f} [{100 * lo:+.2f}, "
+                f"{100 * hi:+.2f}]{mark} ({int(games):,})")
+
+    rows = []
+    for r in comp.itertuples():
+        test = "" if pd.isna(r.infer_test_gain) else (
+            f"{100 * r.infer_test_gain:+.1f} [{100 * r.infer_test_low:+.1f}, "
+            f"{100 * r.infer_test_high:+.1f}]")
+        best = "infer" if r.strongest == "infer:64" else \
+            "deduce" if r.strongest.startswith("deduce") else ""
+        caps = [f"{100 * getattr(r, f'{n}_unfinished'):.1f}%" for n in ("deduce", "infer")
+                if pd.notna(getattr(r, f"{n}_games"))]
+        rows.append({"table": overview.card_table_name(r.players, r.mode, r.teams),
+                     "memory (games)": adv(r, "memory"), "deduce (games)": adv(r, "deduce"),
+                     "infer:64 (games)": adv(r, "infer"),
+                     "infer over deduce, one seat (pp)": test,
+                     "strongest": r.strongest,
+                     "between the strongest (pp)": adv(r, best).split(" (")[0] if best else "",
+                     "turn cap (deduce / infer)": " / ".join(caps)})
+    return pd.DataFrame(rows)
+
+
 def _strong_players(results: Path) -> str:
     """The card game between strong players: the seat studies with ``deduce`` and with
     ``infer:K`` in every seat beside those with ``memory``, and the strength tables (one
@@ -312,7 +345,7 @@ def _strong_players(results: Path) -> str:
             f"cards) and with <code>infer:K</code> (<code>deduce</code> reading the other "
             f"players' choices) in every seat, "
             f"for {len(comp)} tables; <code>infer</code> is played at {len(played)} of them "
-            f"(empty cells: not played). The <code>infer_test</code> columns are each "
+            f"(empty cells: not played). The column <em>infer over deduce</em> is each "
             f"table's pre-registered test: <code>infer:64</code> in one seat against "
             f"<code>deduce</code> players, its gain over <code>deduce</code> in that seat on "
             f"the same deals (every seat position; {len(stronger)} of {len(tested)} tested "
@@ -322,8 +355,15 @@ def _strong_players(results: Path) -> str:
             f"{len(flips)} tables the first "
             "seat's disadvantage between <code>memory</code> players becomes an advantage "
             "between <code>deduce</code> players (both intervals exclude 0).</p>")
+        parts.append("<p>At a glance: the first seat's advantage in percentage points with "
+                     "its 95% interval (* when it excludes 0) and the games, by policy in "
+                     "every seat; the table's <code>infer</code> test; and the advantage "
+                     "between the strongest players measured.</p>")
+        parts.append(_table(_seat_glance(comp)))
         games = comp.infer_games.astype(object)
+        parts.append("<details><summary>The same as numbers (shares, not points)</summary>")
         parts.append(_table(comp.assign(infer_games=games.where(games.notna(), ""))))
+        parts.append("</details>")
         parts.append(_how(sorted((results / "trio-cards" / "deduce").glob("*.meta.json")) +
                           sorted((results / "trio-cards" / "infer").glob("*.meta.json"))))
     folder = results / "trio-cards" / "strength"
@@ -344,8 +384,8 @@ def _strong_players(results: Path) -> str:
         parts.append("<details><summary>Every table, seat position by seat position"
                      "</summary>")
         parts.append("<p>The row <code>mean</code> averages the seat positions (fair share: "
-                     "one over the players, one half in team games); the all-seats controls "
-                     "(<code>deduce-all</code>) are the paired runs' baselines.</p>")
+                     "one over the players, one over the teams in team games); the all-seats "
+                     "controls (<code>deduce-all</code>) are the paired runs' baselines.</p>")
         for path in strength:
             parts.append(f"<h4>{html.escape(path.stem)}</h4>")
             parts.append(_table(pd.read_csv(path)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 from trilab.cli import cli
@@ -42,6 +43,43 @@ def test_page_is_self_contained(page_file):
     assert "Strength: one policy in one seat, every seat position" in text
     # ... with every comparison at a glance (the paired gains), the raw tables folded away
     assert "<th>gain (pp)</th>" in text and "<details><summary>Every table" in text
+    # ... and the seat tables at a glance, the policy that answers the seat question named
+    assert "<th>strongest</th>" in text and "<th>between the strongest (pp)</th>" in text
+
+
+def test_seat_glance_names_the_strongest_table_of_each_configuration():
+    """One row per table of the seat comparison (the committed results), in points: the
+    advantage between the strongest players is that of ``infer``'s table where its test
+    holds and its table is in, of ``deduce``'s where the test fails or is missing, and
+    empty while the ``infer`` table is still to play."""
+    from trilab.analysis.overview import card_table_name
+    from trilab.analysis.report_html import _seat_glance
+    from trilab.analysis.trio_cards_strength import seat_comparison
+
+    comp = seat_comparison("results")
+    glance = _seat_glance(comp)
+    assert len(glance) == len(comp) >= 12
+    assert set(comp.strongest) >= {"infer:64", "deduce (infer not stronger)"}
+    for i, r in enumerate(comp.itertuples()):
+        g = glance.iloc[i]
+        assert g["table"] == card_table_name(r.players, r.mode, r.teams)
+        assert g["memory (games)"].startswith(f"{100 * r.memory_advantage:+.2f} [")
+        assert g["memory (games)"].endswith(f"({r.memory_games:,})")
+        assert (g["infer:64 (games)"] == "") == pd.isna(r.infer_games)
+        assert (g["infer over deduce, one seat (pp)"] == "") == pd.isna(r.infer_test_gain)
+        if r.strongest == "infer:64":
+            assert r.infer_test_low > 0 and pd.notna(r.infer_games)
+            best = f"{100 * r.infer_advantage:+.2f} [{100 * r.infer_low:+.2f}"
+        elif r.strongest.startswith("deduce"):
+            assert pd.isna(r.infer_test_low) or r.infer_test_low <= 0
+            best = f"{100 * r.deduce_advantage:+.2f} [{100 * r.deduce_low:+.2f}"
+        else:
+            assert r.strongest == "infer:64 (to play)" and pd.isna(r.infer_games)
+            best = ""
+        assert g["between the strongest (pp)"].startswith(best)
+        assert "(" not in g["between the strongest (pp)"]
+        star = r.memory_low > 0 or r.memory_high < 0
+        assert g["memory (games)"].split(" (")[0].endswith(" *") == star
 
 
 def test_page_renders_in_headless_chromium(page_file, chromium):
