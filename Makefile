@@ -273,12 +273,15 @@ results-trio-strong: install
 	out=results/trio-cards/infer/p6-simple-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode simple --policy infer:64 \
 	    --games 5500 --seed 2026 --chunk 100 --out $$out || exit 1
-	# 6-player teams, simple: confirmed stronger on seed 7100 (session 33, +4.5 pp); a team
-	# game is short (about 0.6 s of one core with one infer seat); 8,500 games like the
-	# deduce team table
-	out=results/trio-cards/infer/p6-simple-teams-infer-64.csv; test -f $$out || \
-	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode simple --teams \
-	    --policy infer:64 --games 8500 --seed 2026 --chunk 100 --out $$out || exit 1
+	# 6 players, spicy: not confirmed on seed 7000 (session 33, +0.5 pp [-0.4, +1.4]), so
+	# its seat table between strong players stays the deduce one (above)
+	# 6-player teams: simple confirmed stronger on seed 7100, spicy on 7200 (session 33,
+	# +4.5 and +3.4 pp); a team game is short (about 2.6 s of one core with infer:64 in
+	# every seat); 8,500 games like the deduce team tables
+	for mode in simple spicy; do \
+	  out=results/trio-cards/infer/p6-$$mode-teams-infer-64.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode $$mode --teams \
+	    --policy infer:64 --games 8500 --seed 2026 --chunk 100 --out $$out || exit 1; done
 
 bench: install
 	$(PY) benchmarks/bench_cli.py --cli 2 6 --tt 5 6 7
