@@ -267,12 +267,18 @@ def _simulated_section(results: Path, game: str, title: str) -> str:
     return "\n".join(parts)
 
 
+def _interval(x: float, lo: float, hi: float, digits: int = 1) -> str:
+    """A share in signed percentage points with its interval, ``*`` when the interval
+    excludes 0 (``+2.3 [+1.6, +2.9] *``); a value that rounds to zero prints as ``+0.0``."""
+    def pp(v: float) -> str:
+        return f"{round(100 * v, digits) + 0.0:+.{digits}f}"
+
+    return f"{pp(x)} [{pp(lo)}, {pp(hi)}]" + (" *" if lo > 0 or hi < 0 else "")
+
+
 def _strength_glance(t: pd.DataFrame) -> pd.DataFrame:
     """:func:`~trilab.analysis.trio_cards_strength.strength_overview` in words and
     percentages, one row per comparison."""
-    def pp(x: float) -> str:
-        return f"{100 * x:+.1f}"
-
     rows = []
     for r in t.itertuples():
         paired = pd.notna(r.gain)
@@ -283,9 +289,7 @@ def _strength_glance(t: pd.DataFrame) -> pd.DataFrame:
                         f"{100 * r.ci_high:.1f}]",
             "fair share": f"{100 * r.fair_share:.1f}%",
             "paired with": r.baseline if paired else "",
-            "gain (pp)": f"{pp(r.gain)} [{pp(r.gain_low)}, {pp(r.gain_high)}]"
-                         + (" *" if r.gain_low > 0 or r.gain_high < 0 else "")
-                         if paired else "",
+            "gain (pp)": _interval(r.gain, r.gain_low, r.gain_high) if paired else "",
             "better / worse": f"{r.better} / {r.worse}" if paired else "",
             "study": r.study})
     return pd.DataFrame(rows)
@@ -296,30 +300,31 @@ def _seat_glance(comp: pd.DataFrame) -> pd.DataFrame:
     points, one row per table: the first seat's advantage with each policy in every seat
     (its interval and games), the table's test of ``infer`` against ``deduce``, the policy
     whose table answers the seat question and that table's advantage."""
+    from trilab.analysis.trio_cards_strength import STRONG_INFER
+
     def adv(r, name: str) -> str:
-        games = getattr(r, f"{name}_games")
-        if pd.isna(games):
-            return ""
-        lo, hi = getattr(r, f"{name}_low"), getattr(r, f"{name}_high")
-        mark = " *" if lo > 0 or hi < 0 else ""
-        return (f"{100 * getattr(r, f'{name}_advantage'):+.2f} [{100 * lo:+.2f}, "
-                f"{100 * hi:+.2f}]{mark} ({int(games):,})")
+        return "" if pd.isna(getattr(r, f"{name}_games")) else _interval(
+            getattr(r, f"{name}_advantage"), getattr(r, f"{name}_low"),
+            getattr(r, f"{name}_high"), digits=2)
+
+    def games(r, name: str) -> str:
+        n = getattr(r, f"{name}_games")
+        return "" if pd.isna(n) else f" ({int(n):,})"
 
     rows = []
     for r in comp.itertuples():
-        test = "" if pd.isna(r.infer_test_gain) else (
-            f"{100 * r.infer_test_gain:+.1f} [{100 * r.infer_test_low:+.1f}, "
-            f"{100 * r.infer_test_high:+.1f}]")
-        best = "infer" if r.strongest == "infer:64" else \
+        test = "" if pd.isna(r.infer_test_gain) else \
+            _interval(r.infer_test_gain, r.infer_test_low, r.infer_test_high)
+        best = "infer" if r.strongest == STRONG_INFER else \
             "deduce" if r.strongest.startswith("deduce") else ""
-        caps = [f"{100 * getattr(r, f'{n}_unfinished'):.1f}%" for n in ("deduce", "infer")
-                if pd.notna(getattr(r, f"{n}_games"))]
+        caps = [f"{100 * getattr(r, f'{n}_unfinished'):.1f}%"
+                if pd.notna(getattr(r, f"{n}_games")) else "-" for n in ("deduce", "infer")]
         rows.append({"table": overview.card_table_name(r.players, r.mode, r.teams),
-                     "memory (games)": adv(r, "memory"), "deduce (games)": adv(r, "deduce"),
-                     "infer:64 (games)": adv(r, "infer"),
+                     **{f"{n} (games)": adv(r, n) + games(r, n)
+                        for n in ("memory", "deduce", "infer")},
                      "infer over deduce, one seat (pp)": test,
                      "strongest": r.strongest,
-                     "between the strongest (pp)": adv(r, best).split(" (")[0] if best else "",
+                     "between the strongest (pp)": adv(r, best) if best else "",
                      "turn cap (deduce / infer)": " / ".join(caps)})
     return pd.DataFrame(rows)
 
@@ -348,11 +353,12 @@ def _strong_players(results: Path) -> str:
             f"(empty cells: not played). The column <em>infer over deduce</em> is each "
             f"table's pre-registered test: <code>infer:64</code> in one seat against "
             f"<code>deduce</code> players, its gain over <code>deduce</code> in that seat on "
-            f"the same deals (every seat position; {len(stronger)} of {len(tested)} tested "
-            f"tables show a gain whose interval is above 0). <code>strongest</code> names "
-            f"the table that answers the seat question: <code>infer</code>'s where its test "
-            f"holds, <code>deduce</code>'s where it does not or none was run. In "
-            f"{len(flips)} tables the first "
+            f"the same deals, averaged over the seat positions ({len(stronger)} of "
+            f"{len(tested)} tested tables show a gain whose interval is above 0). "
+            f"<code>strongest</code> names the policy whose table answers the seat "
+            f"question: <code>infer:64</code> where its test holds (<em>to play</em> while "
+            f"that table is not in yet, so its advantage is not shown), <code>deduce</code> "
+            f"where the test does not hold or none was run. In {len(flips)} tables the first "
             "seat's disadvantage between <code>memory</code> players becomes an advantage "
             "between <code>deduce</code> players (both intervals exclude 0).</p>")
         parts.append("<p>At a glance: the first seat's advantage in percentage points with "
@@ -362,7 +368,8 @@ def _strong_players(results: Path) -> str:
         parts.append(_table(_seat_glance(comp)))
         games = comp.infer_games.astype(object)
         parts.append("<details><summary>The same as numbers (shares, not points)</summary>")
-        parts.append(_table(comp.assign(infer_games=games.where(games.notna(), ""))))
+        parts.append(_table(comp.assign(infer_games=games.where(games.notna(), ""),
+                                        infer_policy=comp.infer_policy.fillna(""))))
         parts.append("</details>")
         parts.append(_how(sorted((results / "trio-cards" / "deduce").glob("*.meta.json")) +
                           sorted((results / "trio-cards" / "infer").glob("*.meta.json"))))

@@ -345,13 +345,18 @@ def simulated_game(game: str):
     return info
 
 
+def card_table_prefix(players: int, mode: str, teams: bool) -> str:
+    """The start of a Trio card game study's file name: ``p<n>-<mode>[-teams]``."""
+    return f"p{players}-{mode}{'-teams' if teams else ''}"
+
+
 def study_name(game: str, config) -> str:
     """The file name of a simulated study: options and policies."""
     pols = [p.replace(":", "-") for p in config.seat_policies]
     if game == "trio-cards":
         o = config.options
         pol = pols[0] if len(set(pols)) == 1 else "_".join(pols)
-        return f"p{o['players']}-{o['mode']}{'-teams' if o['teams'] else ''}-{pol}"
+        return f"{card_table_prefix(o['players'], o['mode'], o['teams'])}-{pol}"
     if game == "trio-board":
         o = config.options
         pol = pols[0] if len(set(pols)) == 1 else "_".join(pols)

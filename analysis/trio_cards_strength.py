@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 from trilab.analysis import artifacts
-from trilab.analysis.simulation import collect
+from trilab.analysis.simulation import card_table_prefix, collect
 
 
 def summarize(prefix: str) -> list[dict]:
@@ -173,21 +173,24 @@ def _columns(table: pd.DataFrame, name: str) -> pd.DataFrame:
 
 
 INFER_TEST = "infer-64-vs-deduce"  # the pre-registered test of a table: <table>-INFER_TEST
+STRONG_INFER = "infer:64"  # the policy that test is about
 
 
 def _infer_tests(folder: Path) -> pd.DataFrame:
     """Per table, the pre-registered test of ``infer:64`` against ``deduce``: the study
     ``p<n>-<mode>[-teams]-infer-64-vs-deduce`` of ``folder`` (``infer:64`` in one seat, the
-    others ``deduce``), paired with ``deduce`` in its seat on the same deals, as
+    others ``deduce``), paired with ``deduce`` in its seat on the same deals in
+    ``<study>-paired.csv``, read only once every seat position is in, as
     ``infer_test_gain``, ``infer_test_low``, ``infer_test_high`` (other studies of the same
     policies, such as later replications on other seeds, are not the test)."""
     cols = KEYS + ["infer_test_gain", "infer_test_low", "infer_test_high"]
     over = strength_overview(folder) if folder.exists() else pd.DataFrame()
     if over.empty:
         return pd.DataFrame(columns=cols)
-    name = over.players.map("p{}-".format) + over["mode"] + \
-        over.teams.map({True: "-teams", False: ""}) + f"-{INFER_TEST}"
-    tests = over[(over.study == name) & (over.baseline == "deduce")]
+    name = [f"{card_table_prefix(r.players, r.mode, r.teams)}-{INFER_TEST}"
+            for r in over.itertuples()]
+    tests = over[(over.study == name) & (over.comparison == over.study + "-paired") &
+                 (over.baseline == "deduce") & (over.positions == over.players)]
     return tests.rename(columns={"gain": "infer_test_gain", "gain_low": "infer_test_low",
                                  "gain_high": "infer_test_high"})[cols]
 
@@ -195,13 +198,13 @@ def _infer_tests(folder: Path) -> pd.DataFrame:
 def _strongest(row: pd.Series) -> str:
     """Which policy's seat table answers "is there a seat advantage between strong
     players" for this table: ``infer:64`` where its pre-registered test's interval is above
-    0 (``(to play)`` while its table is not in yet), ``deduce`` where the interval
-    includes 0 or where no test was run."""
+    0 (``(to play)`` while its table with ``infer:64`` in every seat is not in yet),
+    ``deduce`` where the interval includes 0 or where no test was run."""
     if pd.isna(row.infer_test_low):
         return "deduce (infer not tested)"
     if row.infer_test_low <= 0:
         return "deduce (infer not stronger)"
-    return "infer:64" if pd.notna(row.infer_games) else "infer:64 (to play)"
+    return STRONG_INFER if row.infer_policy == STRONG_INFER else f"{STRONG_INFER} (to play)"
 
 
 def seat_comparison(results: str | Path) -> pd.DataFrame:
@@ -223,20 +226,25 @@ def seat_comparison(results: str | Path) -> pd.DataFrame:
         study("infer", "infer:")
     cols = ["players", "mode", "teams", "memory_games", "memory_advantage", "memory_low",
             "memory_high", "deduce_games", "deduce_advantage", "deduce_low", "deduce_high",
-            "deduce_unfinished", "infer_games", "infer_advantage", "infer_low", "infer_high",
-            "infer_unfinished", "infer_test_gain", "infer_test_low", "infer_test_high",
-            "strongest"]
+            "deduce_unfinished", "infer_policy", "infer_games", "infer_advantage",
+            "infer_low", "infer_high", "infer_unfinished", "infer_test_gain",
+            "infer_test_low", "infer_test_high", "strongest"]
+    infer_numbers = ["infer_advantage", "infer_low", "infer_high", "infer_unfinished"]
+    test_numbers = ["infer_test_gain", "infer_test_low", "infer_test_high"]
     if memory.empty or deduce.empty:
         return pd.DataFrame(columns=cols)
     m = _columns(memory, "memory").drop(columns="memory_unfinished")
     comp = m.merge(_columns(deduce, "deduce"), on=KEYS)
-    i = _columns(infer, "infer") if not infer.empty else \
-        pd.DataFrame(columns=KEYS + cols[12:17])
-    comp = comp.merge(i, on=KEYS, how="left")
-    comp[cols[13:17]] = comp[cols[13:17]].astype(float)
+    i = _columns(infer, "infer").assign(infer_policy=infer.policies.str.split(",").str[0]) \
+        if not infer.empty else \
+        pd.DataFrame(columns=KEYS + ["infer_policy", "infer_games"] + infer_numbers)
+    comp = comp.merge(i, on=KEYS, how="left", validate="one_to_one")
+    comp[infer_numbers] = comp[infer_numbers].astype(float)
     comp["infer_games"] = comp["infer_games"].astype("Int64")
-    comp = comp.merge(_infer_tests(folder / "strength"), on=KEYS, how="left")
-    comp[cols[17:20]] = comp[cols[17:20]].astype(float)
+    # a test of a table without memory and deduce studies has no row here
+    comp = comp.merge(_infer_tests(folder / "strength"), on=KEYS, how="left",
+                      validate="one_to_one")
+    comp[test_numbers] = comp[test_numbers].astype(float)
     comp["strongest"] = comp.apply(_strongest, axis=1) if len(comp) else []
     return comp.sort_values(KEYS).reset_index(drop=True)[cols]
 
@@ -250,19 +258,26 @@ def _mean_row(path: Path) -> pd.Series | None:
     return mean.iloc[0] if len(mean) else None
 
 
+def _positions(path: Path) -> int:
+    """The seat positions a table this module wrote covers (its rows but ``mean``)."""
+    return int((pd.read_csv(path).position.astype(str) != "mean").sum())
+
+
 def strength_overview(folder: str | Path) -> pd.DataFrame:
     """One row per comparison in a strength folder (``results/trio-cards/strength``), for
     reading them at a glance: the table (players, mode, teams), the tested policy and the
     policies of the other seats and the seed (from the seat-0 run's metadata), the tested
     policy's win rate averaged over the seat positions with its 95% interval, the fair
-    share, and, for
-    each paired comparison of the study (``<prefix>-paired*.csv``), the baseline and the
-    gain over it on the same deals with its interval and the games it did better and
-    worse (a study without one has a single row with those empty).  Sorted by table."""
+    share, the seat positions covered (``positions``; a study still being played covers
+    fewer than the players), and, for each paired comparison of the study
+    (``<prefix>-paired*.csv``: ``comparison``, its name, and the positions it covers),
+    the baseline and the gain over it on the same deals with its interval and the games
+    it did better and worse (a study without one has a single row with those empty).
+    Sorted by table."""
     folder = Path(folder)
     cols = ["study", "players", "mode", "teams", "policy", "opponents", "seed", "games",
-            "win_rate", "ci_low", "ci_high", "fair_share", "baseline", "gain", "gain_low",
-            "gain_high", "better", "worse"]
+            "positions", "win_rate", "ci_low", "ci_high", "fair_share", "comparison",
+            "baseline", "gain", "gain_low", "gain_high", "better", "worse"]
     rows = []
     for path in sorted(folder.glob("*.csv")):
         prefix = path.stem
@@ -279,13 +294,15 @@ def strength_overview(folder: str | Path) -> pd.DataFrame:
                "policy": mean.policy,
                "opponents": ",".join(dict.fromkeys(s["policy"] for s in meta["seats"][1:])),
                "seed": meta["seed"],
-               "games": int(mean.games), "win_rate": float(mean.win_rate),
+               "games": int(mean.games), "positions": _positions(path),
+               "win_rate": float(mean.win_rate),
                "ci_low": float(mean.ci_low), "ci_high": float(mean.ci_high),
                "fair_share": float(meta["fair_share"])}
-        comparisons = [_mean_row(p) for p in sorted(folder.glob(f"{prefix}-paired*.csv"))]
-        for c in [c for c in comparisons if c is not None] or [None]:
+        comparisons = [(p, _mean_row(p)) for p in sorted(folder.glob(f"{prefix}-paired*.csv"))]
+        for p, c in [(p, c) for p, c in comparisons if c is not None] or [(None, None)]:
             extra = {} if c is None else {
-                "baseline": c.baseline, "gain": float(c.gain), "gain_low": float(c.ci_low),
+                "comparison": p.stem, "positions": _positions(p), "baseline": c.baseline,
+                "gain": float(c.gain), "gain_low": float(c.ci_low),
                 "gain_high": float(c.ci_high), "better": int(c.better), "worse": int(c.worse)}
             rows.append(row | extra)
     table = pd.DataFrame(rows, columns=cols)

@@ -53,33 +53,47 @@ def test_seat_glance_names_the_strongest_table_of_each_configuration():
     holds and its table is in, of ``deduce``'s where the test fails or is missing, and
     empty while the ``infer`` table is still to play."""
     from trilab.analysis.overview import card_table_name
-    from trilab.analysis.report_html import _seat_glance
+    from trilab.analysis.report_html import _interval, _seat_glance
     from trilab.analysis.trio_cards_strength import seat_comparison
 
     comp = seat_comparison("results")
     glance = _seat_glance(comp)
     assert len(glance) == len(comp) >= 12
     assert set(comp.strongest) >= {"infer:64", "deduce (infer not stronger)"}
+    stars = set()
     for i, r in enumerate(comp.itertuples()):
         g = glance.iloc[i]
         assert g["table"] == card_table_name(r.players, r.mode, r.teams)
         assert g["memory (games)"].startswith(f"{100 * r.memory_advantage:+.2f} [")
         assert g["memory (games)"].endswith(f"({r.memory_games:,})")
-        assert (g["infer:64 (games)"] == "") == pd.isna(r.infer_games)
-        assert (g["infer over deduce, one seat (pp)"] == "") == pd.isna(r.infer_test_gain)
+        deduce = g["deduce (games)"].removesuffix(f" ({r.deduce_games:,})")
+        assert deduce.endswith(" *") == (r.deduce_low > 0 or r.deduce_high < 0)
+        stars.add(deduce.endswith(" *"))
+        assert (g["infer (games)"] == "") == pd.isna(r.infer_games)
+        test = g["infer over deduce, one seat (pp)"]
+        assert (test == "") == pd.isna(r.infer_test_gain)
+        if test:
+            assert test.startswith(f"{100 * r.infer_test_gain:+.1f} [")
+            assert test.endswith(" *") == (r.infer_test_low > 0)
         if r.strongest == "infer:64":
-            assert r.infer_test_low > 0 and pd.notna(r.infer_games)
+            assert r.infer_test_low > 0 and r.infer_policy == "infer:64"
             best = f"{100 * r.infer_advantage:+.2f} [{100 * r.infer_low:+.2f}"
         elif r.strongest.startswith("deduce"):
             assert pd.isna(r.infer_test_low) or r.infer_test_low <= 0
             best = f"{100 * r.deduce_advantage:+.2f} [{100 * r.deduce_low:+.2f}"
         else:
             assert r.strongest == "infer:64 (to play)" and pd.isna(r.infer_games)
-            best = ""
+            assert g["between the strongest (pp)"] == ""
+            continue
         assert g["between the strongest (pp)"].startswith(best)
         assert "(" not in g["between the strongest (pp)"]
-        star = r.memory_low > 0 or r.memory_high < 0
-        assert g["memory (games)"].split(" (")[0].endswith(" *") == star
+        caps = g["turn cap (deduce / infer)"].split(" / ")
+        assert caps[0] == f"{100 * r.deduce_unfinished:.1f}%"
+        assert caps[1] == ("-" if pd.isna(r.infer_games) else f"{100 * r.infer_unfinished:.1f}%")
+    assert stars == {True, False}  # both kinds of interval are among the tables
+    # a value that rounds to zero is not printed as minus zero
+    assert _interval(-0.00001, -0.01, 0.01) == "+0.0 [-1.0, +1.0]"
+    assert _interval(0.02, 0.001, 0.03, digits=2) == "+2.00 [+0.10, +3.00] *"
 
 
 def test_page_renders_in_headless_chromium(page_file, chromium):

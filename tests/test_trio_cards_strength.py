@@ -160,18 +160,28 @@ def test_seat_comparison_puts_memory_beside_deduce_and_infer(tmp_path):
     replication[["gain", "ci_low", "ci_high"]] = [-0.5, -0.6, -0.4]
     replication.to_csv(dst / "p4-simple-infer-64-vs-deduce-s9-paired.csv", index=False)
     teams = pd.read_csv(dst / "p4-simple-teams-infer-64-vs-deduce-paired.csv")
-    teams["ci_low"] = -0.001
+    teams["ci_low"] = 0.0  # the interval touches 0: not shown stronger
     teams.to_csv(dst / "p4-simple-teams-infer-64-vs-deduce-paired.csv", index=False)
     comp = seat_comparison(tmp_path)
+    assert len(comp) == 2
     row, team_row = comp.iloc[0], comp.iloc[1]
     assert [row.infer_test_gain, row.infer_test_low, row.infer_test_high] == pytest.approx(
         [test.gain, test.ci_low, test.ci_high])
-    assert row.infer_test_low > 0 and row.strongest == "infer:64"
-    assert team_row.infer_test_low == -0.001
+    assert team_row.infer_test_low == 0.0
     assert team_row.strongest == "deduce (infer not stronger)"
-    # a confirmed test whose table is not played yet
-    (base / "infer" / "p4-simple-infer-2.meta.json").unlink()
-    assert seat_comparison(tmp_path).iloc[0].strongest == "infer:64 (to play)"
+    # the test holds, but the infer table is infer:2, not the infer:64 the test is about
+    assert row.infer_policy == "infer:2" and row.strongest == "infer:64 (to play)"
+    infer_64 = json.loads((base / "infer" / "p4-simple-infer-2.meta.json").read_text())
+    for seat in infer_64["seats"]:
+        seat["policy"] = "infer:64"
+    (base / "infer" / "p4-simple-infer-2.meta.json").write_text(json.dumps(infer_64))
+    assert seat_comparison(tmp_path).iloc[0].strongest == "infer:64"
+    # a test read before every seat position is in is not the test's verdict
+    partial = pd.read_csv(dst / "p4-simple-infer-64-vs-deduce-paired.csv")
+    partial[partial.position.astype(str) != "3"].to_csv(
+        dst / "p4-simple-infer-64-vs-deduce-paired.csv", index=False)
+    row = seat_comparison(tmp_path).iloc[0]
+    assert pd.isna(row.infer_test_gain) and row.strongest == "deduce (infer not tested)"
 
 
 def test_strength_overview_lists_every_comparison_once_per_baseline(tmp_path):
