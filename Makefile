@@ -267,21 +267,23 @@ results-trio-strong: install
 	out=results/trio-cards/infer/p5-spicy-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 5 --mode spicy --policy infer:64 \
 	    --games 6000 --seed 2026 --chunk 100 --out $$out || exit 1
+	# 6 players, spicy: not confirmed on seed 7000 (session 33, +0.5 pp [-0.4, +1.4]), so
+	# its seat table between strong players stays the deduce one (above)
+	# 6-player teams: simple confirmed stronger on seed 7100, spicy on 7200 (session 33,
+	# +4.5 and +3.4 pp); a team game is short (about 2.6 s of one core with infer:64 in
+	# every seat); 8,500 games like the deduce team tables.  The 6-player tables run on
+	# MC_JOBS processes (the same tables on any number) and before the simple one (cheaper)
+	for mode in simple spicy; do \
+	  out=results/trio-cards/infer/p6-$$mode-teams-infer-64.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode $$mode --teams \
+	    --policy infer:64 --games 8500 --seed 2026 --chunk 100 --out $$out \
+	    --jobs $(MC_JOBS) || exit 1; done
 	# 6 players, simple: confirmed stronger on seed 6800 (session 29, +1.1 pp); about 12.7 s
 	# of one core a game before session 31's belief change (about 1.6x faster), so about
 	# 12 core-hours now; 5,500 games like the deduce table
 	out=results/trio-cards/infer/p6-simple-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode simple --policy infer:64 \
-	    --games 5500 --seed 2026 --chunk 100 --out $$out || exit 1
-	# 6 players, spicy: not confirmed on seed 7000 (session 33, +0.5 pp [-0.4, +1.4]), so
-	# its seat table between strong players stays the deduce one (above)
-	# 6-player teams: simple confirmed stronger on seed 7100, spicy on 7200 (session 33,
-	# +4.5 and +3.4 pp); a team game is short (about 2.6 s of one core with infer:64 in
-	# every seat); 8,500 games like the deduce team tables
-	for mode in simple spicy; do \
-	  out=results/trio-cards/infer/p6-$$mode-teams-infer-64.csv; test -f $$out || \
-	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode $$mode --teams \
-	    --policy infer:64 --games 8500 --seed 2026 --chunk 100 --out $$out || exit 1; done
+	    --games 5500 --seed 2026 --chunk 100 --out $$out --jobs $(MC_JOBS) || exit 1
 
 bench: install
 	$(PY) benchmarks/bench_cli.py --cli 2 6 --tt 5 6 7
