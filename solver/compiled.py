@@ -57,13 +57,25 @@ SHARED = ("mcts.py", "rng.py", "bitboard.py")
 """Modules outside the game packages that hold cached kernels the games call."""
 _CACHED = re.compile(rb"^@(kernel|nb\.njit|nb\.cfunc|njit|cfunc)\b", re.MULTILINE)
 
-COMPILE_SECONDS = {"tabula-trivium": 20, "trio-board": 15, "trike": 15, "trio-cards": 10}
+COMPILE_SECONDS = {"trio-cards": 80, "tabula-trivium": 20, "trio-board": 15, "trike": 15}
 """About how long a cold compile of each game takes on one core of the 2-core
-machine (``benchmarks/bench_compile.py``, ``results/bench/compile-times.csv``);
-only for the notice."""
+machine (``benchmarks/bench_compile.py``, ``results/bench/compile-times.csv``; the
+Trio card game's belief, ``deduce``, ``infer`` and ``ismcts`` kernels made it the
+longest: 76 s of CPU); for the notice and the order."""
 
-ORDER = ("tabula-trivium", "trio-board", "trike", "trio-cards")
-"""Longest first, so two processes finish together."""
+ORDER = tuple(sorted(COMPILE_SECONDS, key=lambda g: -COMPILE_SECONDS[g]))
+"""Longest first, so two processes finish together (the longest alone on one,
+the rest on the other)."""
+
+
+def estimate_seconds(games: list[str], jobs: int) -> int:
+    """About how long :func:`warm_up` takes to compile ``games`` in this order on
+    ``jobs`` processes: each game goes to the process that frees first, as the pool
+    hands them out (an unknown game counts 30 s)."""
+    loads = [0] * max(jobs, 1)
+    for g in games:
+        loads[loads.index(min(loads))] += COMPILE_SECONDS.get(g, 30)
+    return max(loads)
 
 
 # ------------------------------------------------------------------ the stamp
@@ -386,7 +398,7 @@ def warm_up(games: list[str] | None = None, jobs: int = 2, force: bool = False,
         return {}
     out.write(f"trilab: compiling the kernels of {', '.join(cold)} once, on {jobs} "
               f"process{'es' if jobs > 1 else ''} (cached in __pycache__; about "
-              f"{max(sum(COMPILE_SECONDS.get(g, 30) for g in cold) // max(jobs, 1), 5)} s)\n")
+              f"{max(estimate_seconds(cold, jobs), 5)} s)\n")
     out.flush()
     t0 = time.perf_counter()
     done: dict[str, float] = {}

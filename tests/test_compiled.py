@@ -111,3 +111,16 @@ def test_stale_caches_are_purged_when_any_source_changes(tmp_path):
     (root / "rules.py").write_text("X = 3\n")  # a callee module edited
     assert compiled.purge_stale_caches(root, cache) == 1 and not cached.exists()
     assert compiled.purge_stale_caches(root, cache) == 0
+
+
+def test_the_notice_estimate_schedules_longest_first():
+    """The order hands the longest compile out first; the estimate is the busiest
+    process of that schedule (all on one process: the sum; one each: the longest)."""
+    secs = [compiled.COMPILE_SECONDS[g] for g in compiled.ORDER]
+    assert secs == sorted(secs, reverse=True)
+    games = list(compiled.ORDER)
+    assert compiled.estimate_seconds(games, 1) == sum(secs)
+    assert compiled.estimate_seconds(games, len(games)) == max(secs)
+    two = compiled.estimate_seconds(games, 2)
+    assert max(secs) <= two <= sum(secs) and two >= sum(secs) / 2
+    assert compiled.estimate_seconds(["no-such-game"], 2) == 30
