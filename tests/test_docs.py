@@ -146,6 +146,14 @@ def make_targets() -> dict[str, str]:
 BLOCKS = shown_blocks()
 
 
+def test_the_command_reference_shows_every_option():
+    """docs/commands.md shows each command's --help (checked against the CLI like any
+    shown command), so every option and default is documented and cannot drift."""
+    shown = {s.command for _, block in BLOCKS for s in block if s.doc == "docs/commands.md"}
+    missing = [name for name in cli.commands if f"trilab {name} --help" not in shown]
+    assert not missing, f"docs/commands.md shows no `trilab NAME --help` for {missing}"
+
+
 def test_the_docs_show_commands():
     commands = [s.command for _, block in BLOCKS for s in block]
     assert "make demo" in commands and "make test" in commands
