@@ -284,6 +284,13 @@ results-trio-strong: install
 	out=results/trio-cards/infer/p6-simple-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode simple --policy infer:64 \
 	    --games 5500 --seed 2026 --chunk 100 --out $$out --jobs $(MC_JOBS) || exit 1
+	# Does the last team of a 6-player team game win more than a third? Pre-registered in
+	# session 35 (docs/findings.md) on fresh seeds, deduce in every seat, 10,000 games a mode
+	for cfg in simple:9100 spicy:9200; do \
+	  mode=$$(echo $$cfg | cut -d: -f1); seed=$$(echo $$cfg | cut -d: -f2); \
+	  out=$(TRIO_STRENGTH)/p6-$$mode-teams-deduce-all-s$$seed.csv; test -f $$out || \
+	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode $$mode --teams --policy deduce \
+	    --games 10000 --seed $$seed --chunk 500 --out $$out || exit 1; done
 
 bench: install
 	$(PY) benchmarks/bench_cli.py --cli 2 6 --tt 5 6 7
