@@ -329,11 +329,33 @@ def _seat_glance(comp: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _team_glance(t: pd.DataFrame) -> pd.DataFrame:
+    """:func:`~trilab.analysis.trio_cards_strength.team_shares` in words and percentages:
+    each team's win rate with its 95% interval (* when the interval excludes the fair
+    share)."""
+    names = {0: "first team (seats 0, 3)", 1: "middle team (1, 4)", 2: "last team (2, 5)"}
+
+    def share(r, k: int) -> str:
+        x, lo, hi = (getattr(r, f"team{k}{s}") for s in ("", "_low", "_high"))
+        off = lo > r.fair_share or hi < r.fair_share
+        return f"{100 * x:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]" + (" *" if off else "")
+
+    return pd.DataFrame([{"table": overview.card_table_name(6, r.mode, True),
+                          "policy": r.policy, "seed": r.seed, "games": f"{r.games:,}",
+                          "fair share": f"{100 * r.fair_share:.1f}%",
+                          **{names[k]: share(r, k) for k in range(3)}, "study": r.study}
+                         for r in t.itertuples()])
+
+
 def _strong_players(results: Path) -> str:
     """The card game between strong players: the seat studies with ``deduce`` and with
     ``infer:K`` in every seat beside those with ``memory``, and the strength tables (one
     policy in one seat, every seat position)."""
-    from trilab.analysis.trio_cards_strength import seat_comparison, strength_overview
+    from trilab.analysis.trio_cards_strength import (
+        seat_comparison,
+        strength_overview,
+        team_shares,
+    )
 
     parts = []
     comp = seat_comparison(results)
@@ -366,6 +388,16 @@ def _strong_players(results: Path) -> str:
                      "every seat; the table's <code>infer</code> test; and the advantage "
                      "between the strongest players measured.</p>")
         parts.append(_table(_seat_glance(comp)))
+        teams = team_shares(results)
+        if not teams.empty:
+            parts.append(
+                "<p>Teams at 6 players: each team's win rate (95% interval, * when it "
+                "excludes the fair share) in every table with one policy in every seat: the "
+                "seat studies (seed 2026) and the all-seats controls played on other seeds "
+                "(<code>strength/</code>), among them the pre-registered test of the last "
+                "team's share (<code>deduce</code>, 10,000 games a mode; "
+                "docs/findings.md).</p>")
+            parts.append(_table(_team_glance(teams)))
         games = comp.infer_games.astype(object)
         parts.append("<details><summary>The same as numbers (shares, not points)</summary>")
         parts.append(_table(comp.assign(infer_games=games.where(games.notna(), ""),

@@ -249,6 +249,45 @@ def seat_comparison(results: str | Path) -> pd.DataFrame:
     return comp.sort_values(KEYS).reset_index(drop=True)[cols]
 
 
+def team_shares(results: str | Path, players: int = 6) -> pd.DataFrame:
+    """Every team table at ``players`` players with one policy (not ``random``) in every
+    seat: each team's win rate (team ``k``: seats ``k`` and ``k + players / 2``) with its
+    95% Wilson interval, read from the seat rows of the table's metadata.  The seat studies
+    (``results/trio-cards/``, ``deduce/``, ``infer/``) and the control tables of
+    ``strength/`` (``...-all-s<seed>``, played on fresh seeds: the pre-registered test of
+    the last team's share among them).  One row per table: ``study``, ``folder``, ``mode``,
+    ``policy``, ``seed``, ``games``, ``fair_share`` and ``team<k>``, ``team<k>_low``,
+    ``team<k>_high``; sorted by mode, policy (``memory``, ``deduce``, then the others),
+    seed."""
+    folder = Path(results) / "trio-cards"
+    n_teams = players // 2
+    rows = []
+    for sub in ("", "deduce", "infer", "strength"):
+        metas = sorted((folder / sub).glob("*.meta.json")) if (folder / sub).is_dir() else []
+        for meta_path in metas:
+            m = json.loads(meta_path.read_text())
+            o = m.get("options", {})
+            seats = m.get("seats", [])
+            policies = {s["policy"] for s in seats}
+            if (not o.get("teams") or len(seats) != players or len(policies) != 1
+                    or "random" in policies):  # random play rarely finishes a game
+                continue
+            row = {"study": meta_path.name.removesuffix(".meta.json"), "folder": sub or ".",
+                   "mode": o.get("mode", ""), "policy": policies.pop(), "seed": m["seed"],
+                   "games": m["games"], "fair_share": m["fair_share"]}
+            for k in range(n_teams):
+                row |= {f"team{k}": seats[k]["win_rate"], f"team{k}_low": seats[k]["ci_low"],
+                        f"team{k}_high": seats[k]["ci_high"]}
+            rows.append(row)
+    cols = ["study", "folder", "mode", "policy", "seed", "games", "fair_share"] + [
+        f"team{k}{x}" for k in range(n_teams) for x in ("", "_low", "_high")]
+    if not rows:
+        return pd.DataFrame(columns=cols)
+    t = pd.DataFrame(rows)
+    t["rank"] = t.policy.map({"memory": 0, "deduce": 1}).fillna(2)
+    return t.sort_values(["mode", "rank", "policy", "seed"]).reset_index(drop=True)[cols]
+
+
 def _mean_row(path: Path) -> pd.Series | None:
     """The ``mean`` row of a table this module wrote, or None (a seat table)."""
     t = pd.read_csv(path)

@@ -45,6 +45,8 @@ def test_page_is_self_contained(page_file):
     assert "<th>gain (pp)</th>" in text and "<details><summary>Every table" in text
     # ... and the seat tables at a glance, the policy that answers the seat question named
     assert "<th>strongest</th>" in text and "<th>between the strongest (pp)</th>" in text
+    # ... and every 6-player team table's teams, the fresh-seed controls among them
+    assert "<th>last team (2, 5)</th>" in text and "p6-simple-teams-deduce-all-s9100" in text
 
 
 def test_seat_glance_names_the_strongest_table_of_each_configuration():

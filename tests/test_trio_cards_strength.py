@@ -10,7 +10,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from trilab.analysis import simulation
-from trilab.analysis.trio_cards_strength import main, paired, seat_comparison, summarize
+from trilab.analysis.trio_cards_strength import (
+    main,
+    paired,
+    seat_comparison,
+    summarize,
+    team_shares,
+)
 
 
 def test_summary_averages_the_seat_positions(tmp_path):
@@ -217,3 +223,54 @@ def test_strength_overview_lists_every_comparison_once_per_baseline(tmp_path):
     alone = t.iloc[0]
     assert alone.policy == "ismcts:1000" and alone.fair_share == pytest.approx(1 / 3)
     assert pd.isna(alone.gain) and pd.isna(alone.better)
+
+
+def test_team_shares_read_each_team_of_the_equal_team_tables(tmp_path):
+    """Team k of a 6-player team table is seats k and k + 3: its win rate and interval are
+    that seat's; tables with mixed policies, random play, no teams or other sizes are left
+    out; memory comes before deduce, then seeds in order."""
+    base = tmp_path / "trio-cards"
+    six = {"players": 6, "teams": True}
+    runs = [(base / "p6-simple-teams-memory.csv", {**six, "policies": ["memory"]}, 30, 1),
+            (base / "strength" / "p6-simple-teams-deduce-all-s8.csv",
+             {**six, "policies": ["deduce"]}, 12, 8),
+            (base / "deduce" / "p6-simple-teams-deduce.csv", {**six, "policies": ["deduce"]},
+             12, 2),
+            (base / "strength" / "mixed.csv", {**six, "policies": ["deduce", "memory"] * 3},
+             10, 3),
+            (base / "p6-simple-teams-random.csv", {**six, "policies": ["random"]}, 10, 4),
+            (base / "p6-simple-memory.csv", {"players": 6, "policies": ["memory"]}, 10, 5),
+            (base / "p4-simple-teams-memory.csv", {"players": 4, "teams": True,
+                                                   "policies": ["memory"]}, 10, 6)]
+    for out, options, games, seed in runs:
+        simulation.simulate("trio-cards", options, games, seed=seed, out=out)
+    t = team_shares(tmp_path)
+    assert list(t.study) == ["p6-simple-teams-memory", "p6-simple-teams-deduce",
+                             "p6-simple-teams-deduce-all-s8"]
+    assert list(t.policy) == ["memory", "deduce", "deduce"] and list(t.seed) == [1, 2, 8]
+    for r in t.itertuples():
+        meta = json.loads((base / ("." if r.folder == "." else r.folder) /
+                           f"{r.study}.meta.json").read_text())
+        seats = meta["seats"]
+        for k in range(3):
+            assert seats[k]["wins"] == seats[k + 3]["wins"]  # partners win together
+            assert getattr(r, f"team{k}") == seats[k]["win_rate"]
+            assert (getattr(r, f"team{k}_low") <= seats[k]["win_rate"]
+                    <= getattr(r, f"team{k}_high"))
+        assert r.games == meta["games"] and r.fair_share == pytest.approx(1 / 3)
+    assert team_shares(tmp_path / "nowhere").empty
+
+
+def test_team_glance_marks_intervals_that_miss_the_fair_share():
+    from trilab.analysis.report_html import _team_glance
+
+    t = pd.DataFrame([{"study": "s", "folder": "strength", "mode": "simple", "policy": "deduce",
+                       "seed": 9, "games": 10000, "fair_share": 1 / 3,
+                       "team0": 0.327, "team0_low": 0.318, "team0_high": 0.336,
+                       "team1": 0.302, "team1_low": 0.293, "team1_high": 0.311,
+                       "team2": 0.371, "team2_low": 0.362, "team2_high": 0.381}])
+    g = _team_glance(t).iloc[0]
+    assert g["first team (seats 0, 3)"] == "32.7% [31.8, 33.6]"
+    assert g["middle team (1, 4)"] == "30.2% [29.3, 31.1] *"
+    assert g["last team (2, 5)"] == "37.1% [36.2, 38.1] *"
+    assert g["table"] == "6p simple teams" and g["games"] == "10,000"
