@@ -395,7 +395,7 @@ results-mc: install
 	$(VENV)/bin/trilab report tabula-trivium
 	$(VENV)/bin/trilab report trio-board
 
-# The MCTS agent against the exact solver (about 8 minutes for the first, 10 for
+# The MCTS agent against the exact solver (about 8 minutes for the first, 3 for
 # the second on 2 cores; mcts:1s is a time budget, so its row varies by machine).
 results-agents: install
 	$(VENV)/bin/trilab strength trike --sizes 7 --positions 1000 \
@@ -408,7 +408,7 @@ results-agents: install
 # position after one reply at sizes 7-8) at three budgets: mcts-solve (10 games a class),
 # then mcts-trap, the agent of the swap maps (30 games a class), then mcts-squeeze at two
 # (30 games a class, 20 min), then against mcts at equal time on sizes 9, 13 and 19
-# (about 2.5 hours on one core in all).
+# (about 3.8 hours in all by the runs' recorded times, some on two threads).
 results-calibration: install
 	for n in 2000 10000 50000; do \
 	  $(VENV)/bin/trilab strength trike --openings --sizes 6,7,8 --agents mcts-solve:$$n \
