@@ -34,7 +34,7 @@ golden: install
 # Issue 24: strength ladders of mcts-greedy:N:4, each rung against greedy and against
 # the rung below, the games split evenly over the agent's seats.
 # Tabula Trivium, 200/500/1000/2000/5000/10000 simulations, 40 games a pairing (about
-# 35 min on one core, most of it the games against the rung below, many drawn by the
+# 45 min on one core, most of it the games against the rung below, many drawn by the
 # ply cap or repetition), then 2000 straight against 200 (80 games, 6 min).
 # Trio board, 250/1000/4000/10000 simulations, the rung in one seat against two greedy
 # seats or two of the rung below (240 games a pairing, 80 a seat): 15.9 min on one core,
@@ -346,7 +346,7 @@ results-mcts: install
 	    --seed 2026 --chunk 10 --jobs $(MC_JOBS) || exit 1; done
 	$(VENV)/bin/trilab simulate tabula-trivium --policy mcts-greedy:200:4 \
 	  --games $(MCTS_SELF_GAMES) --seed 2026 --chunk 20 --jobs $(MC_JOBS)
-	# the seat study at a second budget (issue 24): 800 games, about 45 min on one core
+	# the seat study at a second budget (issue 24): 800 games, about 50 min on one core
 	$(VENV)/bin/trilab simulate tabula-trivium --policy mcts-greedy:1000:4 \
 	  --games 800 --seed 2026 --chunk 10 --jobs $(MC_JOBS)
 	for pol in mcts:1500,greedy,greedy greedy,greedy,mcts:1500 \
