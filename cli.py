@@ -159,6 +159,15 @@ def _game(kind: str):
     return check
 
 
+def _trike_solvable(ctx, param, value: str) -> str:
+    """A solvable game whose exact solvers exist (Trike's, for now)."""
+    value = _game("solvable")(ctx, param, value)
+    if value != "trike":
+        raise click.BadParameter(f"{value!r}: the exact solvers are written for trike only so "
+                                 f"far (docs/adding-a-game.md)")
+    return value
+
+
 def _trike_agents(ctx, param, value: str) -> str:
     """A game with agents that the command supports (Trike, for now)."""
     value = _game("agents")(ctx, param, value)
@@ -214,7 +223,7 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("game", callback=_game("solvable"))
+@click.argument("game", callback=_trike_solvable)
 @click.option("--size", type=int, required=True, callback=_trike_size,
               help="Board side, 2..10.")
 @click.option("--method", type=click.Choice(["alphabeta", "dfpn", "retrograde"]),
@@ -289,7 +298,7 @@ def solve(game: str, size: int, method: str, tt_mb: float | None, win_loss_only:
 
 
 @cli.command()
-@click.argument("game", callback=_game("solvable"))
+@click.argument("game", callback=_trike_solvable)
 @click.option("--size", type=int, required=True, callback=_trike_size, help="Board side.")
 @click.option("--sample", type=click.IntRange(min=0), default=2, show_default=True,
               help="Refuted replies re-proven per opening class the placer wins.")
@@ -333,7 +342,7 @@ def confirm(game: str, size: int, sample: int, tt_mb: float | None, time_limit: 
 
 
 @cli.command()
-@click.argument("game", callback=_game("solvable"))
+@click.argument("game", callback=_trike_solvable)
 @click.option("--size", type=int, required=True, callback=_trike_size, help="Board side.")
 @click.option("--tt-mb", type=click.FloatRange(min=1, max=1 << 20), default=None,
               callback=_tt_mb,
@@ -570,7 +579,7 @@ def balance(game: str, sizes: list[int], exact: bool, agent_text: str | None, ga
 
 
 @cli.command()
-@click.argument("game", callback=_game("solvable"))
+@click.argument("game", callback=_trike_solvable)
 @click.option("--sizes", default="7", show_default=True, callback=_int_list(2, 10),
               help="Board sides, comma-separated (one for the winning-move study).")
 @click.option("--agents", "agents_text", required=True, metavar="A[,B...]",
@@ -609,7 +618,7 @@ def strength(game: str, sizes: list[int], agents_text: str, positions: int, open
 
 
 @cli.command()
-@click.argument("game", callback=_game("solvable"))
+@click.argument("game", callback=_trike_solvable)
 @click.option("--size", type=click.IntRange(2, 19), required=True, help="Board side, 2..19.")
 @click.option("--agents", "agents_text", required=True, metavar="A,B",
               help="Two agents (mcts:N, mcts:Ns, mcts-solve:N, mcts-trap:N, mcts-squeeze:N, or "
@@ -657,7 +666,7 @@ def _raise_keyboard_interrupt(signum, frame):
 
 
 @cli.command()
-@click.argument("game", callback=_game("solvable"))
+@click.argument("game", callback=_trike_solvable)
 @click.option("--size", type=int, required=True, callback=_trike_size, help="Board side, 2..10.")
 @click.option("--position", "position_text", required=True,
               help="Rows from the apex joined by '/': '.' empty, b/w checkers, pawn upper case.")

@@ -75,3 +75,16 @@ def test_trilab_simulate_plays_it(with_pile, tmp_path):
     res = CliRunner().invoke(cli, ["simulate", "pile", "--policy", "clever", "--games", "5",
                                    "--out", str(tmp_path / "bad.csv")])
     assert res.exit_code == 2 and "policies" in res.stderr
+
+
+def test_a_second_solvable_game_is_refused_by_the_trike_solvers(monkeypatch):
+    """Registering ``solvable=True`` gives the contract tests, not the exact solvers:
+    every solver command refuses the game in one line instead of solving Trike."""
+    other = GameInfo(name="hex-2", module="tiny_game.game", reference="tiny_game.reference",
+                     title="a second solvable game (test)", players=(2,), solvable=True)
+    monkeypatch.setitem(registry.GAMES, other.name, other)
+    for command in ("solve", "confirm", "margins", "strength", "duel", "analyze"):
+        res = CliRunner().invoke(cli, [command, "hex-2"])
+        assert res.exit_code == 2, (command, res.output)
+        assert "exact solvers are written for trike only" in res.output, command
+        assert "Traceback" not in res.output
