@@ -157,6 +157,16 @@ def play(policies, seed, first, n, **options):
     return tc.play_chunk(np.uint64(seed), np.int64(first), np.int64(n), cfg.icfg, cfg.fcfg)
 
 
+def assert_plays_to_the_end(policies, seed, n, **options) -> None:
+    """``n`` games of ``policies`` end with a win or at the turn cap, and are not the
+    games ``memory`` plays from the same streams (the engine's fallback when a policy
+    returns -1): the policies were played."""
+    winners, length, reason, digest = play(policies, seed, 0, n, **options)
+    assert np.all((winners != 0) | (reason == tc.TURN_CAP)) and np.all(length >= 1)
+    fallback = play(["memory"] * len(policies), seed, 0, n, **options)[3]
+    assert not np.array_equal(digest, fallback)
+
+
 def test_games_are_reproducible_and_do_not_depend_on_the_chunks():
     pols = ["ismcts:25", "memory", "deduce"]
     whole = play(pols, 11, 0, 4)
@@ -174,9 +184,8 @@ def test_ismcts_beats_random_players():
 @pytest.mark.parametrize("players, teams, mode", [(4, True, "spicy"), (5, False, "spicy"),
                                                   (6, False, "simple"), (6, True, "simple")])
 def test_every_table_plays_to_the_end(players, teams, mode):
-    winners, length, reason, _ = play([f"ismcts:{10 + p}" for p in range(players)], 3, 0, 2,
-                                      teams=teams, mode=mode)
-    assert np.all((winners != 0) | (reason == tc.TURN_CAP)) and np.all(length >= 1)
+    assert_plays_to_the_end([f"ismcts:{10 + p}" for p in range(players)], 3, 2, teams=teams,
+                            mode=mode)
 
 
 @pytest.mark.parametrize("text", ["ismcts:0", "ismcts:x", "ismcts:", "ismcts:-5",
@@ -282,6 +291,4 @@ def test_flat_games_are_reproducible_and_play_to_the_end():
     tail = play(pols, 12, 1, 2)
     for x, z in zip(whole, tail, strict=True):
         assert np.array_equal(x[1:], z)
-    winners, length, reason, _ = play(["ismcts-flat:6"] * 4, 2, 0, 2, teams=True,
-                                      mode="spicy")
-    assert np.all((winners != 0) | (reason == tc.TURN_CAP)) and np.all(length >= 1)
+    assert_plays_to_the_end(["ismcts-flat:6"] * 4, 2, 2, teams=True, mode="spicy")
