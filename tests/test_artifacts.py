@@ -53,10 +53,13 @@ def test_every_committed_table_has_its_metadata():
     import subprocess
 
     root = Path(__file__).resolve().parent.parent
-    tracked = subprocess.run(["git", "-C", str(root), "ls-files", "results"],
-                             capture_output=True, text=True).stdout.split()
-    if not tracked:
+    if not (root / ".git").exists():
         pytest.skip("not a git checkout")
+    proc = subprocess.run(["git", "-C", str(root), "ls-files", "results"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr  # a git error must not pass as "no tables"
+    tracked = proc.stdout.split()
+    assert tracked
     tables = [root / f for f in tracked if f.endswith(".csv")]
     missing = [str(t.relative_to(root)) for t in tables
                if not t.with_suffix(".meta.json").exists()]

@@ -124,9 +124,8 @@ def test_strength_on_tiny_boards_returns(tmp_path, size):
                            str(size), "--agents", "mcts:10", "--positions", "4", "--out-dir",
                            str(tmp_path)], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert "Traceback" not in proc.stderr
-    assert proc.returncode in (0, 2), proc.stderr
-    if proc.returncode == 2:
-        assert proc.stderr.count("\n") == 1
+    assert proc.returncode == 0, proc.stderr  # a tiny board is measured, not refused
+    assert (tmp_path / f"trike-{size}-moves.csv").exists()
 
 
 # ------------------------------------------------------------------ 4. seeds outside 0..2^64-1
@@ -285,10 +284,11 @@ def test_stop_message_names_only_files_that_exist(tmp_path):
     out = tmp_path / "size-5.csv"
     res = run("solve", "trike", "--size", 5, "--out", out, "--time-limit", 1e-9)
     assert res.exit_code == 0, res.output
-    for word in (res.stdout + res.stderr).split():
-        word = word.strip(".,;()")
-        if word.endswith(".json") or word.endswith(".csv"):
-            assert Path(word).exists(), word
+    named = [w.strip(".,;()") for w in (res.stdout + res.stderr).split()]
+    named = [w for w in named if w.endswith(".json") or w.endswith(".csv")]
+    assert named, res.output  # the message names the checkpoint and the partial table
+    for word in named:
+        assert Path(word).exists(), word
 
 
 def test_a_table_larger_than_memory_is_refused(tmp_path):

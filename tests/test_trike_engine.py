@@ -32,7 +32,7 @@ def test_symmetries_are_the_six_automorphisms(size):
     t = trike.tables(size)
     n = t.n_points
     images = {tuple(int(x) for x in row) for row in t.symmetry}
-    assert len(images) == 6 if size > 1 else 1
+    assert len(images) == (6 if size > 1 else 1)
     assert tuple(range(n)) in images  # identity
     for row in t.symmetry:
         assert sorted(int(x) for x in row) == list(range(n))
