@@ -5,6 +5,9 @@
   the belief often do not (the evidence is real); the log is emptied by a trio and
   keeps the most recent decisions when full.
 * Without another seat's decision on record, ``infer`` plays ``deduce`` exactly.
+* With evidence, its posterior equals a Python restatement of the module
+  docstring (deals from the same stream, weights by the logged decisions, the
+  smoothing with the exact belief) and its reveal is ``deduce``'s rules on it.
 * No peeking: the same position and log with other hidden cards give the same
   choice from the same stream.
 * Games are reproducible and do not depend on the chunks; every table size plays
@@ -20,6 +23,7 @@ from test_trio_belief import deduce_of, hidden_swapped
 from test_trio_ismcts import assert_plays_to_the_end, play
 from trilab.solver.rng import game_stream
 from trilab.solver.trio_cards import belief as bl
+from trilab.solver.trio_cards import deduce as dd
 from trilab.solver.trio_cards import game as tc
 from trilab.solver.trio_cards import infer, rules
 
@@ -244,3 +248,88 @@ def test_deal_counts_reach_the_kernels():
                                                                  rules.INFER]
     assert list(cfg.icfg[rules.I_BUDGET:rules.I_BUDGET + 3]) == [64, 0, 5]
     assert cfg.options["policies"] == ["infer:64", "deduce", "infer:5"]
+
+
+def python_posterior(st, bnd, o, team, snap, n_snap, players, teams, deals, seed):
+    """``infer``'s posterior restated in Python from its docstring: ``deals`` deals drawn
+    from the exact belief on the decision's stream, each weighted by :data:`MISMATCH
+    <infer.MISMATCH>` for every logged decision of another seat that ``deduce`` holding
+    the deal's cards would not have made, and the weighted frequencies smoothed with the
+    exact marginals (:data:`PRIOR <infer.PRIOR>` deals' worth).  Returns ``(hand[q, i, v]
+    at the positions unknown to ``o``, middle[v] or None, the belief's workspace)``."""
+    n_mid = tc.DEAL[(players, teams)][1]
+    bi, bf = bl.new_workspace()
+    z = bl.compute(o, players, n_mid, st.hands, st.hsize, st.mid, st.owner, st.hknow,
+                   st.mknow, bnd, bi, bf, True)
+    assert z > 0
+    exact_hand = bf[bl.MARG:bl.PMARG].reshape(bl.N_GROUPS, bl.MAX_HAND, 13).copy()
+    exact_mid = bf[bl.PMARG:bl.PMARG + 13].copy()
+    rs = game_stream(np.uint64(seed), np.uint64(7))
+    sh, sm = np.zeros((tc.MAX_PLAYERS, tc.MAX_HAND), np.int64), np.zeros(9, np.int64)
+    unknown = [(q, i) for q in range(players) if q != o for i in range(st.hsize[q])
+               if st.hknow[o, q, i] == 0]
+    slots = [j for j in range(n_mid) if st.mid[j] and not st.mknow[o, j]]
+    counts, pool, total = np.zeros((tc.MAX_PLAYERS, tc.MAX_HAND, 13)), np.zeros(13), 0.0
+    for _ in range(deals):
+        bl.sample(rs, o, players, n_mid, st.hands, st.hsize, st.mid, st.hknow, st.mknow, bi,
+                  bf, sh, sm)
+        w = 1.0
+        for s in range(n_snap):
+            if snap[s, infer.S_SEAT] != o and not explains(snap, s, sh, sm, players, n_mid,
+                                                           team):
+                w *= infer.MISMATCH
+        total += w
+        for q, i in unknown:
+            counts[q, i, sh[q, i]] += w
+        for j in slots:
+            pool[sm[j]] += w / len(slots)
+    hand = {(q, i): (counts[q, i, 1:] + infer.PRIOR * exact_hand[q, i, 1:])
+            / (total + infer.PRIOR) for q, i in unknown}
+    middle = (pool[1:] + infer.PRIOR * exact_mid[1:]) / (total + infer.PRIOR) if slots else None
+    return hand, middle, (bi, bf)
+
+
+@pytest.mark.parametrize("players, teams, seed", [(3, False, 14), (4, True, 15),
+                                                  (5, False, 16)])
+def test_the_posterior_and_choice_equal_their_python_restatement(players, teams, seed):
+    """With evidence on record, the probabilities ``infer_choice`` leaves in its belief
+    workspace equal :func:`python_posterior` (to 1e-12), and its reveal is ``deduce``'s
+    rules on those probabilities."""
+    n_mid = tc.DEAL[(players, teams)][1]
+    checked = moved = 0
+    for k, (st, bnd, o, team, snap, n_snap, _) in enumerate(
+            logged_decisions(players, teams, seed, 45)):
+        if not any(snap[s, infer.S_SEAT] != o for s in range(n_snap)):
+            continue
+        legal = np.zeros(tc.MAX_ACTIONS, np.int64)
+        n_legal = tc.legal_reveals(players, n_mid, st.hsize, st.rlo, st.rhi, st.mid, st.mrev,
+                                   legal)
+        bi, bf = bl.new_workspace()
+        bi2, bf2 = bl.new_workspace()
+        _, iw, fw = infer.new_workspace()
+        a = infer.infer_choice(o, game_stream(np.uint64(k), np.uint64(7)), 12, team, 0,
+                               players, n_mid, st.hands, st.hsize, st.rlo, st.rhi, st.mid,
+                               st.mrev, st.turn, st.owner, st.hknow, st.mknow, bnd, legal,
+                               n_legal, bi, bf, bi2, bf2, *scratch(), snap, n_snap, iw, fw,
+                               False)
+        hand, middle, (pbi, pbf) = python_posterior(st, bnd, o, team, snap, n_snap, players,
+                                                    teams, 12, k)
+        got = bf[bl.MARG:bl.PMARG].reshape(bl.N_GROUPS, bl.MAX_HAND, 13)
+        for (q, i), want in hand.items():
+            np.testing.assert_allclose(got[q, i, 1:], want, rtol=0, atol=1e-12)
+            exact = pbf[bl.MARG:bl.PMARG].reshape(bl.N_GROUPS, bl.MAX_HAND, 13)[q, i, 1:]
+            moved += not np.allclose(want, exact, atol=1e-9)
+        if middle is not None:
+            np.testing.assert_allclose(bf[bl.PMARG + 1:bl.PMARG + 13], middle, rtol=0,
+                                       atol=1e-12)
+        for (q, i), want in hand.items():  # deduce's rules on the Python posterior
+            pbf[bl.MARG + 13 * bl.MAX_HAND * q + 13 * i + 1:
+                bl.MARG + 13 * bl.MAX_HAND * q + 13 * i + 13] = want
+        if middle is not None:
+            pbf[bl.PMARG + 1:bl.PMARG + 13] = middle
+        b = dd.deduce_scored(o, team[o], 0, players, n_mid, st.hands, st.hsize, st.rlo, st.rhi,
+                             st.mid, st.mrev, st.turn, st.owner, st.hknow, st.mknow, bnd,
+                             legal, n_legal, pbi, pbf, *scratch())
+        assert a == b
+        checked += 1
+    assert checked >= 5 and moved > 0  # the evidence moved some probabilities
