@@ -166,8 +166,8 @@ def test_a_kept_determinization_is_the_kept_deal_with_the_public_state():
 def test_the_root_prior_is_infers_reveal_left_only_for_a_clearly_better_one():
     budget = 40
     cfg, _ = config(3, budget=budget)
-    searched = kept = not_deduce = 0
-    for k, st, bnd, o, team, snap, n_snap in with_evidence(3, False, 41, 60, 2):
+    searched = kept = not_deduce = left = 0
+    for k, st, bnd, o, team, snap, n_snap in with_evidence(3, False, 41, 120):
         hint, _ = choose(st, bnd, o, team, snap.copy(), n_snap, 3, False, deals=64, seed=k)
         not_deduce += hint != deduce_of(st, bnd, o, 3, 9, False)
         choice, visits, wins = ismcts.search(cfg.icfg, team, st, bnd, o, o, budget, seed=k,
@@ -189,7 +189,9 @@ def test_the_root_prior_is_infers_reveal_left_only_for_a_clearly_better_one():
         se = math.sqrt(max(m[choice] * (1 - m[choice]), 0.25 / visits[choice]) / visits[choice]
                        + max(m[hint] * (1 - m[hint]), 0.25 / visits[hint]) / visits[hint])
         assert m[choice] - m[hint] > ismcts.CONFIDENCE * se
+        left += 1
     assert searched >= 4 and kept >= 1 and not_deduce >= 1  # a prior deduce would not give
+    assert left >= 1  # and the prior was left for a clearly better reveal
 
 
 def test_a_sure_trio_is_played_without_a_search():
