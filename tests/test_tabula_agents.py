@@ -148,7 +148,9 @@ def test_initial_state_layout():
     keys = tt.zobrist_keys()
     pieces = np.array(tt.initial_pieces(), dtype=np.uint64)
     assert state[ag.S_HIST:ag.S_HIST + 1].view(np.uint64)[0] == tt.zobrist(keys, pieces, 0)
-    assert len(ag.agent_game().legal(state)) == 163
+    board = ref.initial_board()
+    assert len(ag.agent_game().legal(state)) == len(
+        ref.full_turns(board, 0, ref.pawn_moves(board, 0)))  # 163
     with pytest.raises(ValueError, match="ply_cap must be an integer >= 1"):
         ag.initial_state(0)
     with pytest.raises(ValueError, match="ply_cap must be an integer >= 1"):
