@@ -494,13 +494,15 @@ def test_mcts_short_path_buffer_keeps_searching():
     game = trike_agents.agent_game(6)
     tree = mcts.new_tree(2, 100_000)
     root = trike_agents.new_state(6, pie=False)
+    guarded = np.full(3 + 64, -7, dtype=np.int64)  # the buffer, then sentinels
     scratch = mcts.Scratch(state=np.empty_like(root), actions=np.empty(64, dtype=np.int64),
                            playout=np.empty(64, dtype=np.int64),
-                           rewards=np.zeros(2), path=np.empty(3, dtype=np.int64))
+                           rewards=np.zeros(2), path=guarded[:3])
     done = mcts.run_simulations(*game.kernels, game.tables, root, _stream(4), *tree[:-1],
                                 tree.counters, *scratch, 3000, 0.7)
     assert done == 3000
-    assert tree.counters[mcts.C_NODES] > 1
+    assert 1 < tree.counters[mcts.C_NODES] < 3000  # the buffer stopped the descent
+    assert (guarded[3:] == -7).all()  # nothing written past the buffer
 
 
 def test_mcts_full_tree_keeps_searching():
