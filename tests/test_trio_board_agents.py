@@ -477,3 +477,35 @@ def test_mcts_greedy_games_do_not_depend_on_chunking():
     other = run_games(tb_game.SPEC, cfg, 5, seed=4, chunk=2)
     np.testing.assert_array_equal(base.digest, other.digest)
     np.testing.assert_array_equal(base.winners, other.winners)
+
+
+@pytest.mark.parametrize("fortress", ["sides", "row3", "general"])
+def test_cut_playout_rewards_equal_their_formula(fortress):
+    """``position_rewards`` restated from its docstring on the reference geometry: a seat
+    with its General gets material (soldier 1, officer 2, General 3) plus GENERAL_THREAT
+    over its General's steps to the nearest opponent Fortress, a seat without one 0, and
+    the shares are normalised; on random positions of each Fortress reading."""
+    game = ag.agent_game(fortress)
+    dist = ref.geometry(fortress).dist
+    out = np.zeros(3)
+    checked = 0
+    for pieces, side, ply in random_positions(fortress, random.Random(11), 40):
+        state = ag.from_position(pieces, side, ply)
+        if ag.result_of(state)[1] != ag.NO_RESULT:
+            continue
+        pieces = {c: (int(p >> tb.SEAT_SHIFT), ["", "soldier", "officer", "general"][
+            int(p & tb.KIND_MASK)]) for c, p in enumerate(state[ag.S_BOARD:ag.S_BOARD + 52])
+            if p != tb.EMPTY}  # after the start rules
+        value = [0.0, 0.0, 0.0]
+        for seat in range(3):
+            generals = [c for c, (s, k) in pieces.items() if s == seat and k == "general"]
+            if generals:
+                g = generals[0]
+                steps = min(dist[(seat + 1) % 3][g], dist[(seat + 2) % 3][g])
+                value[seat] = (sum(ref.VALUE[k] for s, k in pieces.values() if s == seat)
+                               + ag.GENERAL_THREAT / max(steps, 1))
+        want = [v / sum(value) for v in value] if sum(value) > 0 else [0.0] * 3
+        ag.position_rewards(game.tables, state, out)
+        assert out == pytest.approx(want, abs=1e-12)
+        checked += 1
+    assert checked >= 20
