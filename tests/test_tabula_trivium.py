@@ -283,14 +283,17 @@ def test_policy_decisions_match_reference(policy, k):
 
 
 def test_greedy_preferences():
+    branches = Counter()
     for i, (board, side) in enumerate(live_states(150, seed=5)):
         moves = ref.pawn_moves(board, side)
         pm, sm = check_decision("greedy", board, side, 5, i)
         caps = [m for m in moves if m[2] is not None and board[m[2]][0] != side]
         cap = None if pm[2] < 0 else board[ref.CELLS[pm[2]]]
         if caps:
+            branches["capture"] += 1
             assert cap is not None and cap[0] != side  # captures an opponent piece
         elif any(m[2] is None for m in moves):
+            branches["step"] += 1
             assert cap is None  # never its own piece unless forced
         after = ref.play_pawn(board, (ref.CELLS[pm[0]], ref.CELLS[pm[1]],
                                       None if pm[2] < 0 else ref.CELLS[pm[2]]))
@@ -304,6 +307,8 @@ def test_greedy_preferences():
                 for _, _, b in ref.full_turns(board, side, steps)
             )
             assert safe_exists == (not ref.opponent_can_capture(after, side))
+            branches["safe" if safe_exists else "unsafe"] += 1
+    assert min(branches[b] for b in ("capture", "step", "safe", "unsafe")) >= 1, branches
 
 
 def dense_positions(n: int, max_turns: int, seed: int) -> list[tt.Pieces]:
@@ -328,10 +333,10 @@ def dense_positions(n: int, max_turns: int, seed: int) -> list[tt.Pieces]:
     return out
 
 
-@pytest.mark.parametrize("depth", [1, 2, 3])
-def test_deep_lookahead_matches_plain_negamax(depth):
-    for i, pieces in enumerate(dense_positions(12 if depth < 3 else 8, 15, seed=depth)):
-        check_decision(f"lookahead:{depth}", to_board(pieces), 0, 17, i)
+@pytest.mark.parametrize("depth, n, max_turns", [(1, 12, 15), (2, 12, 15), (3, 8, 15)])
+def test_deep_lookahead_matches_plain_negamax(depth, n, max_turns):
+    for i, pieces in enumerate(dense_positions(n, max_turns, seed=depth)):
+        check_decision(f"lookahead:{depth}", to_board(pieces), i % 2, 17, i)  # both sides
 
 
 # ------------------------------------------------------------------ whole games
