@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-# Compile and cache every game's Numba kernels (30-55 s once on 2 cores;
+# Compile and cache every game's Numba kernels (about 90 s once on 2 cores;
 # a silent no-op in 0.3 s when they are cached; docs/speed.md#compile-times).
 install: $(STAMP)
 	@$(PY) -m trilab.solver.compiled --jobs 2
