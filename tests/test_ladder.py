@@ -9,9 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from trilab.analysis import ladder
-from trilab.solver.rng import game_stream
+from trilab.solver.rng import game_stream, next_u64
 from trilab.solver.tabula_trivium import agents as ta
+from trilab.solver.tabula_trivium import game as tt
 from trilab.solver.trio_board import agents as tba
+from trilab.solver.trio_board import rules as tbr
 
 
 def _rules(game: str):
@@ -20,27 +22,44 @@ def _rules(game: str):
     return tba.agent_game(), tba.initial_state()
 
 
+def _loop_greedy(game: str, state: np.ndarray, seed: int, g: int) -> tuple[int, int]:
+    """The game loop's ``greedy`` turn from the agents' ``state`` (its engine's own
+    entry point, drawing from stream ``(seed, g)``) as an agent action, and the
+    stream's next output."""
+    if game == "tabula-trivium":
+        pm, sm, nxt = tt.decide("greedy", ta.pieces_of(state), int(state[ta.S_SIDE]), seed, g)
+        stone = (-1, -1) if sm is None else sm
+        rules, _ = _rules(game)
+        [action] = [a for a in rules.legal(state) if ta.turn_of(a) == (*pm, *stone)]
+        return action, nxt
+    move, nxt = tbr.choose("greedy", tba.pieces_of(state), int(state[tba.S_SIDE]), "sides",
+                           seed, g)
+    return tba.action_of(move), nxt
+
+
 @pytest.mark.parametrize("game", ["tabula-trivium", "trio-board"])
-def test_a_python_greedy_turn_is_one_legal_turn(game):
-    """The greedy seat of the Python loop plays exactly one of the legal turns."""
+def test_a_python_greedy_turn_is_the_game_loops_greedy_turn(game):
+    """The greedy seat of the Python loop plays the turn the game loop's ``greedy``
+    policy plays from the same stream, and draws as many numbers."""
     rules, state = _rules(game)
     seat = ladder.python_seat(game, "greedy", {})
-    stream = game_stream(np.uint64(3), np.uint64(0))
-    for _ in range(12):
-        legal = rules.legal(state)
-        if not legal:
+    played = 0
+    for g in range(12):
+        if not rules.legal(state):
             break
         after = state.copy()
+        stream = game_stream(np.uint64(3), np.uint64(g))
         seat(after, stream)
-        matches = []
-        for action in legal:
-            trial = state.copy()
-            rules.apply(trial, action)
-            if game == "trio-board":
-                trial[tba.S_PLAYOUT] = after[tba.S_PLAYOUT]  # the seat's playout setting
-            matches.append(np.array_equal(trial, after))
-        assert sum(matches) >= 1
+        action, nxt = _loop_greedy(game, state, 3, g)
+        trial = state.copy()
+        rules.apply(trial, action)
+        if game == "trio-board":
+            trial[tba.S_PLAYOUT] = after[tba.S_PLAYOUT]  # the seat's playout setting
+        assert np.array_equal(trial, after), g
+        assert int(next_u64(stream)) == nxt
+        played += 1
         state = after
+    assert played == 12
 
 
 @pytest.mark.parametrize("game", ["tabula-trivium", "trio-board"])
