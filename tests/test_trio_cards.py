@@ -308,6 +308,24 @@ def test_engine_games_match_reference_games(players, teams, mode, policies):
         assert (r != tc.TURN_CAP).any()
 
 
+@pytest.mark.parametrize("players, teams, mode, n_games", [
+    (3, False, "simple", 6), (3, False, "spicy", 6), (4, False, "simple", 4),
+    (4, False, "spicy", 4), (4, True, "simple", 6), (4, True, "spicy", 6),
+    (5, False, "simple", 1), (6, True, "spicy", 1),
+])
+def test_deduce_games_match_reference_games(players, teams, mode, n_games):
+    """``deduce`` in every seat, whole games: the engine's belief and choices against
+    the Python twin's (``reference_deduce``) move by move, through the digest (the
+    reference twin is slow from 5 players on: one game there)."""
+    options = {"players": players, "teams": teams, "mode": mode, "policies": ["deduce"]}
+    config = tc.make_config(options)
+    w, n, r, d = tc.play_chunk(np.uint64(2024), np.int64(5), np.int64(n_games), config.icfg,
+                               config.fcfg)
+    for g in range(n_games):
+        assert ref.reference_game(2024, 5 + g, options) == (int(w[g]), int(n[g]), int(r[g]),
+                                                            int(d[g]))
+
+
 def test_forgetful_zero_is_memory_game_by_game():
     a = tc.make_config({"players": 4, "policies": ["memory"]})
     b = tc.make_config({"players": 4, "policies": ["forgetful:0"]})
