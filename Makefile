@@ -278,9 +278,9 @@ results-trio-strong: install
 	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode $$mode --teams \
 	    --policy infer:64 --games 8500 --seed 2026 --chunk 100 --out $$out \
 	    --jobs $(MC_JOBS) || exit 1; done
-	# 6 players, simple: confirmed stronger on seed 6800 (session 29, +1.1 pp); about 12.7 s
-	# of one core a game before session 31's belief change (about 1.6x faster), so about
-	# 12 core-hours now; 5,500 games like the deduce table
+	# 6 players, simple: confirmed stronger on seed 6800 (session 29, +1.1 pp); about 10.5 s
+	# of one core a game (measured in session 36), so about 16 core-hours; 5,500 games
+	# like the deduce table
 	out=results/trio-cards/infer/p6-simple-infer-64.csv; test -f $$out || \
 	  $(VENV)/bin/trilab simulate trio-cards --players 6 --mode simple --policy infer:64 \
 	    --games 5500 --seed 2026 --chunk 100 --out $$out --jobs $(MC_JOBS) || exit 1
