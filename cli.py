@@ -159,23 +159,24 @@ def _game(kind: str):
     return check
 
 
-def _trike_solvable(ctx, param, value: str) -> str:
-    """A solvable game whose exact solvers exist (Trike's, for now)."""
-    value = _game("solvable")(ctx, param, value)
-    if value != "trike":
-        raise click.BadParameter(f"{value!r}: the exact solvers are written for trike only so "
-                                 f"far (docs/adding-a-game.md)")
-    return value
+def _trike_only(kind: str, why: str):
+    """A callback accepting a registered game of ``kind`` that is Trike (the commands
+    written for Trike only so far); ``why`` says so, ``{value}`` naming the game."""
+
+    def check(ctx, param, value: str) -> str:
+        value = _game(kind)(ctx, param, value)
+        if value != "trike":
+            raise click.BadParameter(f"{value!r}: " + why.format(value=value))
+        return value
+
+    return check
 
 
-def _trike_agents(ctx, param, value: str) -> str:
-    """A game with agents that the command supports (Trike, for now)."""
-    value = _game("agents")(ctx, param, value)
-    if value != "trike":
-        raise click.BadParameter(f"{value!r}: this command plays trike only so far "
-                                 f"(its agent plays in studies: trilab simulate {value} "
-                                 f"--policy mcts:N,...)")
-    return value
+_trike_solvable = _trike_only(
+    "solvable", "the exact solvers are written for trike only so far (docs/adding-a-game.md)")
+_trike_agents = _trike_only(
+    "agents", "this command plays trike only so far (its agent plays in studies: trilab "
+    "simulate {value} --policy mcts:N,...)")
 
 
 def _position_games(ctx, param, value: str) -> str:

@@ -359,16 +359,16 @@ def test_sortedness_and_bounds_are_used():
 # ---------------------------------------------------------------- no peeking
 
 
-def deduce_of(st, bnd, o: int, n: int, n_mid: int, teams: bool) -> int:
-    """The ``deduce`` reveal of seat ``o`` in engine state ``st``."""
+def deduce_of(st, bnd, o: int, n: int, n_mid: int, teams: bool, mode: str = "simple") -> int:
+    """The ``deduce`` reveal of seat ``o`` in engine state ``st`` (-1: no belief)."""
     legal = np.zeros(tc.MAX_ACTIONS, dtype=np.int64)
     k = tc.legal_reveals(n, n_mid, st.hsize, st.rlo, st.rhi, st.mid, st.mrev, legal)
     bi, bf = bl.new_workspace()
     f = np.zeros(tc.MAX_ACTIONS)
     team = o % (n // 2) if teams else o
     return int(dd.deduce_choice(
-        o, team, 0, n, n_mid, st.hands, st.hsize, st.rlo, st.rhi, st.mid, st.mrev, st.turn,
-        st.owner, st.hknow, st.mknow, bnd, legal, k, bi, bf, f,
+        o, team, tc.MODES.index(mode), n, n_mid, st.hands, st.hsize, st.rlo, st.rhi, st.mid,
+        st.mrev, st.turn, st.owner, st.hknow, st.mknow, bnd, legal, k, bi, bf, f,
         np.zeros(6, np.int64), np.zeros(6, np.int64), np.zeros(6), np.zeros(6),
         np.zeros(9, np.int64)))
 

@@ -284,19 +284,24 @@ def mixed(players: int) -> list[str]:
 
 
 GAME_CASES = [
-    (players, teams, mode, policies)
+    (players, teams, mode, policies, 12 if policies == "random" else 24)
     for players, teams in TABLES
     for mode in MODES
     for policies in ("random", "memory", "forgetful:0.3", "mixed")
+] + [  # deduce in every seat: the engine's belief and choices against reference_deduce's,
+    # move by move (the Python twin is slow from 5 players on: one game there)
+    (3, False, "simple", "deduce", 6), (3, False, "spicy", "deduce", 6),
+    (4, False, "simple", "deduce", 4), (4, False, "spicy", "deduce", 4),
+    (4, True, "simple", "deduce", 6), (4, True, "spicy", "deduce", 6),
+    (5, False, "simple", "deduce", 1), (6, True, "spicy", "deduce", 1),
 ]
 
 
-@pytest.mark.parametrize("players, teams, mode, policies", GAME_CASES)
-def test_engine_games_match_reference_games(players, teams, mode, policies):
+@pytest.mark.parametrize("players, teams, mode, policies, n_games", GAME_CASES)
+def test_engine_games_match_reference_games(players, teams, mode, policies, n_games):
     pol = mixed(players) if policies == "mixed" else [policies]
     options = {"players": players, "teams": teams, "mode": mode, "policies": pol}
     config = tc.make_config(options)
-    n_games = 12 if policies == "random" else 24
     w, n, r, d = tc.play_chunk(np.uint64(2024), np.int64(5), np.int64(n_games), config.icfg,
                                config.fcfg)
     assert d.dtype == np.uint64
@@ -306,24 +311,6 @@ def test_engine_games_match_reference_games(players, teams, mode, policies):
     assert len(set(d.tolist())) == n_games
     if policies != "random":
         assert (r != tc.TURN_CAP).any()
-
-
-@pytest.mark.parametrize("players, teams, mode, n_games", [
-    (3, False, "simple", 6), (3, False, "spicy", 6), (4, False, "simple", 4),
-    (4, False, "spicy", 4), (4, True, "simple", 6), (4, True, "spicy", 6),
-    (5, False, "simple", 1), (6, True, "spicy", 1),
-])
-def test_deduce_games_match_reference_games(players, teams, mode, n_games):
-    """``deduce`` in every seat, whole games: the engine's belief and choices against
-    the Python twin's (``reference_deduce``) move by move, through the digest (the
-    reference twin is slow from 5 players on: one game there)."""
-    options = {"players": players, "teams": teams, "mode": mode, "policies": ["deduce"]}
-    config = tc.make_config(options)
-    w, n, r, d = tc.play_chunk(np.uint64(2024), np.int64(5), np.int64(n_games), config.icfg,
-                               config.fcfg)
-    for g in range(n_games):
-        assert ref.reference_game(2024, 5 + g, options) == (int(w[g]), int(n[g]), int(r[g]),
-                                                            int(d[g]))
 
 
 def test_forgetful_zero_is_memory_game_by_game():

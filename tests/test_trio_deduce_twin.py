@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_trio_belief import bounds
+from test_trio_belief import bounds, deduce_of
 from test_trio_cards import random_states, to_engine
 from trilab.solver.trio_cards import belief as bl
-from trilab.solver.trio_cards import deduce as dd
 from trilab.solver.trio_cards import game as tc
 from trilab.solver.trio_cards import reference as ref
 from trilab.solver.trio_cards import reference_deduce as rd
@@ -33,19 +32,6 @@ CASES = [  # players, teams, mode, positions, trios taken at least
     (4, True, "spicy", 20, 0), (5, False, "simple", 4, 0), (5, False, "spicy", 4, 0),
     (6, True, "simple", 4, 0), (6, True, "spicy", 4, 0), (6, False, "simple", 5, 1),
 ]
-
-
-def engine_deduce(st: tc.EngineState, bnd: np.ndarray, o: int, team: int, mode: str, n: int,
-                  n_mid: int) -> int:
-    """The compiled ``deduce`` reveal of seat ``o`` (-1: no belief)."""
-    legal = np.zeros(tc.MAX_ACTIONS, dtype=np.int64)
-    k = tc.legal_reveals(n, n_mid, st.hsize, st.rlo, st.rhi, st.mid, st.mrev, legal)
-    bi, bf = bl.new_workspace()
-    return int(dd.deduce_choice(
-        o, team, tc.MODES.index(mode), n, n_mid, st.hands, st.hsize, st.rlo, st.rhi, st.mid,
-        st.mrev, st.turn, st.owner, st.hknow, st.mknow, bnd, legal, k, bi, bf,
-        np.zeros(tc.MAX_ACTIONS), np.zeros(6, np.int64), np.zeros(6, np.int64), np.zeros(6),
-        np.zeros(6), np.zeros(9, np.int64)))
 
 
 @pytest.mark.parametrize("players, teams, mode, count, trios", CASES)
@@ -74,7 +60,7 @@ def test_belief_and_deduce_equal_their_python_twin(players, teams, mode, count, 
                     if st.mid[j] and not st.mknow[o, j]:
                         want = [twin.middle(j, v) for v in range(1, 13)]
                         np.testing.assert_allclose(middle[1:], want, rtol=0, atol=TOL)
-            got = engine_deduce(st, bnd, o, table.team_of(o), mode, players, n_mid)
+            got = deduce_of(st, bnd, o, players, n_mid, teams, mode)
             action = rd.deduce_choice(table, o)
             assert got == (-1 if action is None else ref.reveal_code(action)), (o, action)
             choices += 1

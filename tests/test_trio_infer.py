@@ -322,9 +322,9 @@ def test_the_posterior_and_choice_equal_their_python_restatement(players, teams,
         if middle is not None:
             np.testing.assert_allclose(bf[bl.PMARG + 1:bl.PMARG + 13], middle, rtol=0,
                                        atol=1e-12)
+        python_hand = pbf[bl.MARG:bl.PMARG].reshape(bl.N_GROUPS, bl.MAX_HAND, 13)
         for (q, i), want in hand.items():  # deduce's rules on the Python posterior
-            pbf[bl.MARG + 13 * bl.MAX_HAND * q + 13 * i + 1:
-                bl.MARG + 13 * bl.MAX_HAND * q + 13 * i + 13] = want
+            python_hand[q, i, 1:] = want
         if middle is not None:
             pbf[bl.PMARG + 1:bl.PMARG + 13] = middle
         b = dd.deduce_scored(o, team[o], 0, players, n_mid, st.hands, st.hsize, st.rlo, st.rhi,
