@@ -54,8 +54,9 @@ ladders: install
 # seat against memory (or deduce) in the others, in every seat position, then the summary
 # over the positions; then deduce in every seat for every table the memory study covers
 # (3 players: 20,000 games; 4 players 8,000, 4 with teams 10,000, 5 players 6,000,
-# 6 players 5,500, 6 with teams 8,500: about +-1 point a seat).  Chunks of 100-500 games are
-# saved as they finish, so an interrupted run resumes where it stopped.
+# 6 players 5,500, 6 with teams 8,500: +-1 point at a seat's fair share, at most +-1.06).
+# Chunks of 100-500 games are saved as they finish, so an interrupted run resumes where it
+# stopped.
 TRIO_STRENGTH = results/trio-cards/strength
 results-trio-strong: install
 	# a table already made is kept (delete it to make it again); a study stopped
@@ -296,7 +297,7 @@ bench: install
 	$(PY) benchmarks/bench_cli.py --cli 2 6 --tt 5 6 7
 	$(PY) benchmarks/bench_trike.py --sizes 5 6 --scaling 7
 	$(PY) benchmarks/bench_trike.py --resume 0.25 0.5 0.75
-	$(PY) benchmarks/bench_montecarlo.py
+	$(PY) benchmarks/bench_montecarlo.py --note "$(BENCH_NOTE)"
 	$(PY) benchmarks/bench_agents.py --note "$(BENCH_NOTE)"
 	$(PY) benchmarks/bench_timed_moves.py --note "$(BENCH_NOTE)"
 	$(PY) benchmarks/bench_unit_order.py --plies 6 5 4 --note "$(BENCH_NOTE)"

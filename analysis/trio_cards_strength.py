@@ -203,7 +203,7 @@ def _strongest(row: pd.Series) -> str:
     if pd.isna(row.infer_test_low):
         return "deduce (infer not tested)"
     if row.infer_test_low <= 0:
-        return "deduce (infer not stronger)"
+        return "deduce (infer not confirmed stronger)"
     return STRONG_INFER if row.infer_policy == STRONG_INFER else f"{STRONG_INFER} (to play)"
 
 

@@ -8,9 +8,11 @@ the same games), and the ratio of their games/s is reported (``ismcts`` and
 ``--scaling-factor`` times N games run with 1 and 2 local processes, each
 pool warmed up first by a small run (spawned workers, Numba caches loaded),
 as in a long study where start-up does not count.  Rows are appended to
-``results/bench/montecarlo.csv`` with the commit and machine.
+``results/bench/montecarlo.csv`` with the commit, the machine and ``--note``
+(what else ran on the machine).
 
     python benchmarks/bench_montecarlo.py [--games 20000] [--reference-games 200] [--only deduce]
+        [--note TEXT]
 """
 
 from __future__ import annotations
@@ -32,16 +34,22 @@ from trilab.solver.montecarlo import load_spec  # noqa: E402
 # (game, options, cost): a case plays games/cost engine games, reference_games/cost reference ones
 CASES = [
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["random"]}, 1),
+    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["random"]}, 1),
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["memory"]}, 1),
+    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["memory"]}, 1),
     ("trio-cards", {"players": 6, "mode": "spicy", "teams": True, "policies": ["memory"]}, 1),
+    ("trio-cards", {"players": 3, "mode": "simple", "policies": ["forgetful:0.3"]}, 1),
+    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["forgetful:0.3"]}, 1),
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["deduce"]}, 20),
     ("trio-cards", {"players": 6, "mode": "simple", "policies": ["deduce"]}, 400),
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["infer:64"]}, 1000),
-    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["infer:8"]}, 20000),
+    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["infer:64"]}, 20000),
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["ismcts:200"]}, 400),
     ("trio-cards", {"players": 6, "mode": "simple", "policies": ["ismcts:200"]}, 2000),
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["ismcts-flat:48"]}, 2000),
     ("trio-cards", {"players": 6, "mode": "simple", "policies": ["ismcts-flat:8"]}, 20000),
+    ("trio-cards", {"players": 3, "mode": "simple", "policies": ["ismcts-deduce:64"]}, 2000),
+    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["ismcts-deduce:8"]}, 20000),
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["ismcts-infer:64"]}, 2000),
     ("trio-cards", {"players": 6, "mode": "simple", "policies": ["ismcts-infer:8"]}, 20000),
     ("tabula-trivium", {"policies": ["random"]}, 1),
@@ -62,6 +70,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(ROOT / "results" / "bench" / "montecarlo.csv"))
     ap.add_argument("--only", default="",
                     help="run only the cases whose 'game options' text contains this")
+    ap.add_argument("--note", default="", help="what else ran on the machine")
     args = ap.parse_args()
     rows = []
     for game, options, cost in CASES:
@@ -101,9 +110,9 @@ def main() -> None:
             "engine_games_per_s": float(f"{eng_rate:.3g}"), "reference_games": m,
             "reference_games_per_s": round(ref_rate, 1),
             "speedup_vs_reference": round(eng_rate / ref_rate, 1) if m else None,
-            "scaling_games": n_scaling,
             "wall_1_job_s": round(walls[1], 2), "wall_2_jobs_s": round(walls[2], 2),
             "speedup_2_jobs": round(walls[1] / walls[2], 2),
+            "scaling_games": n_scaling, "note": args.note,
         }
         rows.append(row)
         ref_text = f"reference {ref_rate:,.1f} games/s ({row['speedup_vs_reference']}x)" \

@@ -61,7 +61,7 @@ def test_seat_glance_names_the_strongest_table_of_each_configuration():
     comp = seat_comparison("results")
     glance = _seat_glance(comp)
     assert len(glance) == len(comp) >= 12
-    assert set(comp.strongest) >= {"infer:64", "deduce (infer not stronger)"}
+    assert set(comp.strongest) >= {"infer:64", "deduce (infer not confirmed stronger)"}
     stars = set()
     for i, r in enumerate(comp.itertuples()):
         g = glance.iloc[i]

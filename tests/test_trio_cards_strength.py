@@ -174,7 +174,7 @@ def test_seat_comparison_puts_memory_beside_deduce_and_infer(tmp_path):
     assert [row.infer_test_gain, row.infer_test_low, row.infer_test_high] == pytest.approx(
         [test.gain, test.ci_low, test.ci_high])
     assert team_row.infer_test_low == 0.0
-    assert team_row.strongest == "deduce (infer not stronger)"
+    assert team_row.strongest == "deduce (infer not confirmed stronger)"
     # the test holds, but the infer table is infer:2, not the infer:64 the test is about
     assert row.infer_policy == "infer:2" and row.strongest == "infer:64 (to play)"
     infer_64 = json.loads((base / "infer" / "p4-simple-infer-2.meta.json").read_text())
