@@ -218,7 +218,8 @@ def duel_table(duels: list[Path]) -> pd.DataFrame:
         for p in duels], ignore_index=True)
 
 
-def _simulated_section(results: Path, game: str, title: str) -> str:
+def _simulated_section(results: Path, game: str, title: str,
+                       seats_png: Path | None = None) -> str:
     folder = results / game
     table = collect(folder) if folder.exists() else pd.DataFrame()
     if table.empty:
@@ -250,7 +251,7 @@ def _simulated_section(results: Path, game: str, title: str) -> str:
         if png.exists():
             parts.append(_img(png, f"{title}: first-seat advantage"))
     if game == "trio-cards":
-        parts.append(_strong_players(results))
+        parts.append(_strong_players(results, seats_png))
     ladders = sorted(folder.glob("ladder-*.csv"))
     if ladders:
         parts.append("<h3>Strength ladders of the MCTS agents</h3>")
@@ -347,7 +348,7 @@ def _team_glance(t: pd.DataFrame) -> pd.DataFrame:
                          for r in t.itertuples()])
 
 
-def _strong_players(results: Path) -> str:
+def _strong_players(results: Path, seats_png: Path | None = None) -> str:
     """The card game between strong players: the seat studies with ``deduce`` and with
     ``infer:K`` in every seat beside those with ``memory``, and the strength tables (one
     policy in one seat, every seat position)."""
@@ -388,6 +389,11 @@ def _strong_players(results: Path) -> str:
                      "every seat; the table's <code>infer</code> test; and the advantage "
                      "between the strongest players measured.</p>")
         parts.append(_table(_seat_glance(comp)))
+        if seats_png is not None and seats_png.exists():
+            parts.append("<p>The same advantages as a figure (filled: the table's strongest "
+                         "policy measured; <code>" + html.escape(seats_png.name) + "</code>)."
+                         "</p>" + _img(seats_png, "Trio card game: the first seat's "
+                                       "advantage by the policy in every seat", 760))
         teams = team_shares(results)
         if not teams.empty:
             parts.append(
@@ -436,13 +442,16 @@ def _strong_players(results: Path) -> str:
 # ---------------------------------------------------------------- page
 
 
-def build(results: str | Path, overview_png: Path | None) -> str:
-    """The page as one string."""
+def build(results: str | Path, overview_png: Path | None,
+          seats_png: Path | None = None) -> str:
+    """The page as one string (``overview_png``: the all-games figure; ``seats_png``: the
+    card game's first seat by policy, :func:`write_seat_figure`)."""
     results = Path(results)
     sections = [
         ("trike", _trike_section(results)),
         ("tabula-trivium", _simulated_section(results, "tabula-trivium", "Tabula Trivium")),
-        ("trio-cards", _simulated_section(results, "trio-cards", "Trio, the card game")),
+        ("trio-cards", _simulated_section(results, "trio-cards", "Trio, the card game",
+                                          seats_png)),
         ("trio-board", _simulated_section(results, "trio-board", "Trio, the board game (1917)")),
     ]
     sections = [(k, s) for k, s in sections if s]
@@ -518,6 +527,36 @@ def report_all(results_dir: str | Path = RESULTS, out: str | Path | None = None,
                      "the first-seat figure", studies=len(unequal)))
         files += [fig_path, fig_path.with_suffix(".csv"), fig_path.with_suffix(".meta.json"),
                   unequal_path, unequal_path.with_suffix(".meta.json")]
-    artifacts.write_text(page, build(results, fig_path))  # embeds the figure written above
+    seats_files = write_seat_figure(results, page.parent, command)
+    files += seats_files
+    # embeds the figures written above
+    artifacts.write_text(page, build(results, fig_path, seats_files[0] if seats_files else None))
     files.append(page)
     return PageOutcome(points, files)
+
+
+SEATS_FIGURE = "trio-cards-seats.png"
+"""The card game's first seat by the policy in every seat, beside the page."""
+
+
+def write_seat_figure(results: Path, folder: Path, command: str | None = None) -> list[Path]:
+    """``SEATS_FIGURE`` and its ``.csv`` (:func:`~trilab.analysis.trio_cards_strength.
+    seat_comparison`, the numbers drawn) and ``.meta.json`` in ``folder``, all or none;
+    nothing when ``results`` has no card-game seat studies with ``deduce``."""
+    from trilab.analysis.trio_cards_strength import plot_seat_comparison, seat_comparison
+
+    comp = seat_comparison(results)
+    if comp.empty:
+        return []
+    png = output_path(folder / SEATS_FIGURE)
+    with artifacts.OutputSet() as files_out:
+        files_out.figure(png, plot_seat_comparison(comp))
+        files_out.csv(png.with_suffix(".csv"), comp)
+        files_out.json(png.with_suffix(".meta.json"), artifacts.base_metadata(
+            command=command or artifacts.command_line(), tables=len(comp),
+            what="the first seat's advantage (win rate minus fair share, 95% Wilson "
+                 "interval) with memory, deduce and infer:K in every seat, per table; "
+                 "strongest: the policy whose table answers the seat question",
+            sources=["trio-cards/*-memory.csv", "trio-cards/deduce/", "trio-cards/infer/",
+                     "trio-cards/strength/ (the infer tests)"]))
+    return [png, png.with_suffix(".csv"), png.with_suffix(".meta.json")]

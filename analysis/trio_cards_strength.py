@@ -249,6 +249,57 @@ def seat_comparison(results: str | Path) -> pd.DataFrame:
     return comp.sort_values(KEYS).reset_index(drop=True)[cols]
 
 
+SEAT_POLICIES = (("memory", "memory", "#9e9e9e", "o"), ("deduce", "deduce", "#00798c", "s"),
+                 ("infer", STRONG_INFER, "#d1495b", "D"))
+"""(column prefix, legend name, colour, marker) of each policy in :func:`plot_seat_comparison`."""
+
+
+def plot_seat_comparison(comp: pd.DataFrame):
+    """The first seat's advantage (percentage points, 95% interval) of every table of
+    :func:`seat_comparison`, one row a table, one marker a policy in every seat
+    (``memory``, ``deduce``, ``infer:K`` where played); the policy whose table answers the
+    seat question (``strongest``) is filled, the others hollow, and a table whose
+    ``infer`` table is still to play says so."""
+    from trilab.analysis.overview import card_table_name
+    from trilab.analysis.plots import plt
+
+    fig, ax = plt.subplots(figsize=(8.5, 0.62 * len(comp) + 1.6))
+    offsets = dict(zip([k for k, *_ in SEAT_POLICIES], (-0.22, 0.0, 0.22), strict=True))
+    for key, name, colour, marker in SEAT_POLICIES:
+        rows = comp[comp[f"{key}_games"].notna()]
+        if rows.empty:
+            continue
+        y = rows.index.to_numpy() + offsets[key]
+        x = 100 * rows[f"{key}_advantage"].to_numpy(float)
+        err = np.vstack([x - 100 * rows[f"{key}_low"].to_numpy(float),
+                         100 * rows[f"{key}_high"].to_numpy(float) - x])
+        ax.errorbar(x, y, xerr=err, fmt="none", ecolor=colour, elinewidth=1.2, capsize=2.5,
+                    zorder=2)
+        best = rows.strongest.map(lambda t, k=key: t.split(" ")[0].startswith(k)).to_numpy()
+        ax.scatter(x[best], y[best], color=colour, marker=marker, s=36, zorder=3,
+                   label=f"{name} in every seat")
+        ax.scatter(x[~best], y[~best], facecolors="white", edgecolors=colour, marker=marker,
+                   s=36, zorder=3)
+    for i, r in comp.iterrows():
+        if i % 2 == 0:
+            ax.axhspan(i - 0.5, i + 0.5, color="0.94", zorder=0)
+        if r.strongest.endswith("(to play)"):
+            ax.annotate(f"{STRONG_INFER}: being played", (1, i), xycoords=("axes fraction",
+                        "data"), xytext=(-4, 0), textcoords="offset points", ha="right",
+                        va="center", fontsize=7, color="#d1495b")
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yticks(range(len(comp)), [card_table_name(r.players, r.mode, r.teams)
+                                     for r in comp.itertuples()], fontsize=9)
+    ax.set_ylim(len(comp) - 0.5, -0.5)
+    ax.set_xlabel("first seat's win rate minus its fair share (percentage points, 95% "
+                  "interval); filled: the strongest policy measured at that table", fontsize=8)
+    ax.set_title("Trio card game: the first seat's advantage by the policy in every seat",
+                 fontsize=10, loc="left")
+    ax.legend(loc="lower left", fontsize=8, framealpha=0.9)
+    fig.tight_layout()
+    return fig
+
+
 def team_shares(results: str | Path, players: int = 6) -> pd.DataFrame:
     """Every team table at ``players`` players with one policy (not ``random``) in every
     seat: each team's win rate (team ``k``: seats ``k`` and ``k + players / 2``) with its

@@ -47,6 +47,62 @@ def test_page_is_self_contained(page_file):
     assert "<th>strongest</th>" in text and "<th>between the strongest (pp)</th>" in text
     # ... and every 6-player team table's teams, the fresh-seed controls among them
     assert "<th>last team (2, 5)</th>" in text and "p6-simple-teams-deduce-all-s9100" in text
+    # ... and the seat comparison as a figure, written beside the page with its numbers
+    from trilab.analysis.report_html import SEATS_FIGURE
+    from trilab.analysis.trio_cards_strength import seat_comparison
+
+    assert f"<code>{SEATS_FIGURE}</code>" in text
+    seats = page_file.parent / SEATS_FIGURE
+    assert seats.stat().st_size > 10_000 and seats.with_suffix(".meta.json").exists()
+    drawn, comp = pd.read_csv(seats.with_suffix(".csv")), seat_comparison("results")
+    assert list(drawn.columns) == list(comp.columns) and len(drawn) == len(comp)
+    for col in ("memory_advantage", "deduce_advantage", "infer_advantage", "infer_low"):
+        pd.testing.assert_series_equal(drawn[col], comp[col].astype(float), check_names=False)
+    assert list(drawn.strongest) == list(comp.strongest)
+
+
+def test_seat_figure_draws_each_table_once_a_policy_and_fills_the_strongest():
+    """Every table of the seat comparison is a row, with one marker a policy played there
+    at its advantage (points); exactly the strongest policy's marker is filled, and a table
+    whose ``infer`` table is still to play says so."""
+    import matplotlib.colors as mcolors
+    from matplotlib.collections import PathCollection
+    from trilab.analysis.overview import card_table_name
+    from trilab.analysis.trio_cards_strength import (
+        SEAT_POLICIES,
+        plot_seat_comparison,
+        seat_comparison,
+    )
+
+    comp = seat_comparison("results")
+    ax = plot_seat_comparison(comp).axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        card_table_name(r.players, r.mode, r.teams) for r in comp.itertuples()]
+    filled_policies = set()
+    for key, _, colour, _ in SEAT_POLICIES:
+        want_filled, want_hollow = set(), set()
+        for _, r in comp.iterrows():
+            if pd.isna(r[f"{key}_games"]):
+                continue
+            best = r.strongest.split(" ")[0].startswith(key)
+            (want_filled if best else want_hollow).add(round(100 * r[f"{key}_advantage"], 9))
+            filled_policies |= {key} if best else set()
+        got_filled, got_hollow = set(), set()
+        for c in ax.collections:
+            offsets = c.get_offsets()
+            if not isinstance(c, PathCollection) or len(offsets) == 0:
+                continue  # the interval bars, or a policy with no marker of that kind
+            edge = mcolors.to_hex(c.get_edgecolors()[0])
+            face = mcolors.to_hex(c.get_facecolors()[0])
+            if face == colour:
+                got_filled |= {round(x, 9) for x, _ in offsets}
+            elif face == "#ffffff" and edge == colour:
+                got_hollow |= {round(x, 9) for x, _ in offsets}
+        assert got_filled == want_filled and got_hollow == want_hollow, key
+    assert filled_policies == {"deduce", "infer"}  # both answer some table's question
+    to_play = comp.strongest.str.endswith("(to play)").sum()
+    notes = [t for t in ax.texts if t.get_text().endswith("being played")]
+    assert len(notes) == to_play
 
 
 def test_seat_glance_names_the_strongest_table_of_each_configuration():
@@ -229,3 +285,15 @@ def test_card_game_rows_are_grouped_by_configuration(tmp_path):
     assert [(b.get_y(), b.get_y() + b.get_height()) for b in bands] == [(-0.5, 4.5),
                                                                        (5.5, 7.5)]
     plt.close(fig)
+
+
+def test_no_seat_figure_without_card_seat_studies(tmp_path):
+    """A results folder without the card game's ``deduce`` seat studies gets a page but
+    no seat figure, and the page does not mention one."""
+    from trilab.analysis.report_html import SEATS_FIGURE, report_all
+
+    (tmp_path / "results").mkdir()
+    out = report_all(tmp_path / "results", tmp_path / "page" / "report.html")
+    assert [f.name for f in out.files] == ["report.html"]
+    assert not (tmp_path / "page" / SEATS_FIGURE).exists()
+    assert SEATS_FIGURE not in (tmp_path / "page" / "report.html").read_text()
