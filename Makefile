@@ -54,7 +54,7 @@ ladders: install
 # seat against memory (or deduce) in the others, in every seat position, then the summary
 # over the positions; then deduce in every seat for every table the memory study covers
 # (3 players: 20,000 games; 4 players 8,000, 4 with teams 10,000, 5 players 6,000,
-# 6 players 5,500, 6 with teams 8,500: +-1 point at a seat's fair share, at most +-1.06).
+# 6 players 5,500, 6 with teams 8,500: about +-1 point at the fair share, at most +-1.06).
 # Chunks of 100-500 games are saved as they finish, so an interrupted run resumes where it
 # stopped.
 TRIO_STRENGTH = results/trio-cards/strength

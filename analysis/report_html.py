@@ -500,8 +500,10 @@ class PageOutcome:
 
 def report_all(results_dir: str | Path = RESULTS, out: str | Path | None = None,
                command: str | None = None) -> PageOutcome:
-    """``results/report.html`` and the all-games first-seat-advantage figure
-    (``first-seat-advantage.png``/``.csv``/``.meta.json`` beside the page)."""
+    """``results/report.html`` and, beside the page, the all-games first-seat-advantage
+    figure (``first-seat-advantage.png``/``.csv``/``.meta.json``), the unequal pairings
+    (``unequal-pairings.csv``/``.meta.json``) and the card game's first seat by policy
+    (:func:`write_seat_figure`)."""
     results = Path(results_dir)
     if not results.is_dir():
         raise StudyError(f"no results folder {results}", "--results-dir")

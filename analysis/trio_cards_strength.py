@@ -249,23 +249,36 @@ def seat_comparison(results: str | Path) -> pd.DataFrame:
     return comp.sort_values(KEYS).reset_index(drop=True)[cols]
 
 
-SEAT_POLICIES = (("memory", "memory", "#9e9e9e", "o"), ("deduce", "deduce", "#00798c", "s"),
-                 ("infer", STRONG_INFER, "#d1495b", "D"))
-"""(column prefix, legend name, colour, marker) of each policy in :func:`plot_seat_comparison`."""
+SEAT_POLICIES = (
+    ("memory", "memory", "#9e9e9e", "o", "remembers what it saw"),
+    ("deduce", "deduce", "#00798c", "s", "also counts cards: an exact belief"),
+    ("infer", STRONG_INFER, "#d1495b", "D", "also reads why the others revealed"))
+"""(column prefix, name, colour, marker, gloss) of each policy in
+:func:`plot_seat_comparison`."""
+
+
+def seat_row_label(players: int, mode: str, teams: bool) -> str:
+    """A row of :func:`plot_seat_comparison`: the table's name, and in team games which
+    advantage is drawn (the first team's)."""
+    from trilab.analysis.overview import card_table_name
+
+    return card_table_name(players, mode, teams) + (" (first team)" if teams else "")
 
 
 def plot_seat_comparison(comp: pd.DataFrame):
     """The first seat's advantage (percentage points, 95% interval) of every table of
     :func:`seat_comparison`, one row a table, one marker a policy in every seat
-    (``memory``, ``deduce``, ``infer:K`` where played); the policy whose table answers the
-    seat question (``strongest``) is filled, the others hollow, and a table whose
-    ``infer`` table is still to play says so."""
-    from trilab.analysis.overview import card_table_name
+    (``memory``, ``deduce``, ``infer:K`` where played).  The marker of the policy whose
+    table answers the seat question (``strongest``) is filled, the others hollow; a
+    table whose ``infer`` table is still to play, or was not played because ``infer``
+    was not confirmed stronger there, says so."""
+    from matplotlib.lines import Line2D
     from trilab.analysis.plots import plt
 
+    comp = comp.reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(8.5, 0.62 * len(comp) + 1.6))
     offsets = dict(zip([k for k, *_ in SEAT_POLICIES], (-0.22, 0.0, 0.22), strict=True))
-    for key, name, colour, marker in SEAT_POLICIES:
+    for key, _, colour, marker, _ in SEAT_POLICIES:
         rows = comp[comp[f"{key}_games"].notna()]
         if rows.empty:
             continue
@@ -276,29 +289,42 @@ def plot_seat_comparison(comp: pd.DataFrame):
         ax.errorbar(x, y, xerr=err, fmt="none", ecolor=colour, elinewidth=1.2, capsize=2.5,
                     zorder=2)
         best = rows.strongest.map(lambda t, k=key: t.split(" ")[0].startswith(k)).to_numpy()
-        ax.scatter(x[best], y[best], color=colour, marker=marker, s=36, zorder=3,
-                   label=f"{name} in every seat")
+        ax.scatter(x[best], y[best], color=colour, marker=marker, s=40, zorder=3)
         ax.scatter(x[~best], y[~best], facecolors="white", edgecolors=colour, marker=marker,
-                   s=36, zorder=3)
+                   s=40, zorder=3)
     for i, r in comp.iterrows():
         if i % 2 == 0:
             ax.axhspan(i - 0.5, i + 0.5, color="0.94", zorder=0)
-        if r.strongest.endswith("(to play)"):
-            ax.annotate(f"{STRONG_INFER}: being played", (1, i), xycoords=("axes fraction",
-                        "data"), xytext=(-4, 0), textcoords="offset points", ha="right",
+        note = (f"{STRONG_INFER}: being played" if r.strongest.endswith("(to play)") else
+                f"{STRONG_INFER} not played: not confirmed stronger here"
+                if "not confirmed" in r.strongest and pd.isna(r.infer_games) else "")
+        if note:
+            ax.annotate(note, (1, i + offsets["infer"]), xycoords=("axes fraction", "data"),
+                        xytext=(-4, 0), textcoords="offset points", ha="right",
                         va="center", fontsize=7, color="#d1495b")
     ax.axvline(0, color="black", lw=0.8)
-    ax.set_yticks(range(len(comp)), [card_table_name(r.players, r.mode, r.teams)
+    ax.set_yticks(range(len(comp)), [seat_row_label(r.players, r.mode, r.teams)
                                      for r in comp.itertuples()], fontsize=9)
     ax.set_ylim(len(comp) - 0.5, -0.5)
-    ax.set_xlabel("first seat's win rate minus its fair share (percentage points, 95% "
-                  "interval); filled: the strongest policy measured at that table", fontsize=8)
+    for x, ha, text in ((0.0, "left", "\u2190 the first seat loses"),
+                        (1.0, "right", "the first seat wins \u2192")):
+        ax.text(x, 1.005, text, transform=ax.transAxes, ha=ha, va="bottom", fontsize=8)
+    ax.set_xlabel("the first seat's win rate minus its fair share (percentage points, "
+                  "95% interval)", fontsize=9)
     ax.set_title("Trio card game: the first seat's advantage by the policy in every seat",
-                 fontsize=10, loc="left")
-    ax.legend(loc="lower left", fontsize=8, framealpha=0.9)
+                 fontsize=10, loc="left", pad=16)
+    handles = [Line2D([], [], ls="none", marker=marker, markerfacecolor="white",
+                      markeredgecolor=colour, color=colour, label=f"{name}: {gloss}")
+               for _, name, colour, marker, gloss in SEAT_POLICIES]
+    handles += [Line2D([], [], ls="none", marker="s", color="black",
+                       label="filled: the policy whose table answers the seat question "
+                             "(the strongest confirmed)"),
+                Line2D([], [], ls="none", marker="s", markerfacecolor="white",
+                       markeredgecolor="black", label="hollow: the other policies")]
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=1,
+              fontsize=8, frameon=False)
     fig.tight_layout()
     return fig
-
 
 def team_shares(results: str | Path, players: int = 6) -> pd.DataFrame:
     """Every team table at ``players`` players with one policy (not ``random``) in every

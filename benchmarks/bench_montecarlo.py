@@ -7,11 +7,13 @@ the same games), and the ratio of their games/s is reported (``ismcts`` and
 ``infer`` have no reference twin: their reference columns stay empty).  Then
 ``--scaling-factor`` times N games run with 1 and 2 local processes, each
 pool warmed up first by a small run (spawned workers, Numba caches loaded),
-as in a long study where start-up does not count.  Rows are appended to
+as in a long study where start-up does not count; a case whose N is under
+:data:`MIN_SCALING_GAMES` (the slowest policies, a few games) skips this part
+(its wall columns stay empty).  Rows are appended to
 ``results/bench/montecarlo.csv`` with the commit, the machine and ``--note``
 (what else ran on the machine).
 
-    python benchmarks/bench_montecarlo.py [--games 20000] [--reference-games 200] [--only deduce]
+    python benchmarks/bench_montecarlo.py [--games 20000] [--reference-games 200] [--only tabula]
         [--note TEXT]
 """
 
@@ -31,6 +33,8 @@ from trilab.analysis import artifacts, executors  # noqa: E402
 from trilab.analysis.simulation import run_games  # noqa: E402
 from trilab.solver.montecarlo import load_spec  # noqa: E402
 
+MIN_SCALING_GAMES = 20  # fewer engine games: no 1 vs 2 jobs runs
+
 # (game, options, cost): a case plays games/cost engine games, reference_games/cost reference ones
 CASES = [
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["random"]}, 1),
@@ -43,15 +47,15 @@ CASES = [
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["deduce"]}, 20),
     ("trio-cards", {"players": 6, "mode": "simple", "policies": ["deduce"]}, 400),
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["infer:64"]}, 1000),
-    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["infer:64"]}, 20000),
+    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["infer:64"]}, 6000),
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["ismcts:200"]}, 400),
     ("trio-cards", {"players": 6, "mode": "simple", "policies": ["ismcts:200"]}, 2000),
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["ismcts-flat:48"]}, 2000),
-    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["ismcts-flat:8"]}, 20000),
+    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["ismcts-flat:8"]}, 6000),
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["ismcts-deduce:64"]}, 2000),
-    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["ismcts-deduce:8"]}, 20000),
+    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["ismcts-deduce:8"]}, 6000),
     ("trio-cards", {"players": 3, "mode": "simple", "policies": ["ismcts-infer:64"]}, 2000),
-    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["ismcts-infer:8"]}, 20000),
+    ("trio-cards", {"players": 6, "mode": "simple", "policies": ["ismcts-infer:8"]}, 6000),
     ("tabula-trivium", {"policies": ["random"]}, 1),
     ("tabula-trivium", {"policies": ["greedy"]}, 20),
     ("tabula-trivium", {"policies": ["lookahead:1", "random"]}, 10),
@@ -89,9 +93,9 @@ def main() -> None:
         ref_s = time.perf_counter() - t0
         eng_rate = n / eng.seconds
         ref_rate = m / ref_s if m else float("nan")
-        walls = {}
-        n_scaling = n * args.scaling_factor
-        for jobs in (1, 2):
+        walls = {1: float("nan"), 2: float("nan")}
+        n_scaling = n * args.scaling_factor if n >= MIN_SCALING_GAMES else 0
+        for jobs in (1, 2) if n_scaling else ():
             ex = executors.make_executor(jobs)
             try:
                 run_games(spec, config, 4 * jobs, args.seed, executor=ex, chunk=1)

@@ -52,6 +52,8 @@ def test_page_is_self_contained(page_file):
     from trilab.analysis.trio_cards_strength import seat_comparison
 
     assert f"<code>{SEATS_FIGURE}</code>" in text
+    assert ('<img alt="Trio card game: the first seat&#x27;s advantage by the policy in '
+            'every seat" style="max-width: min(100%, 760px)" src="data:image/png;base64,') in text
     seats = page_file.parent / SEATS_FIGURE
     assert seats.stat().st_size > 10_000 and seats.with_suffix(".meta.json").exists()
     drawn, comp = pd.read_csv(seats.with_suffix(".csv")), seat_comparison("results")
@@ -63,46 +65,61 @@ def test_page_is_self_contained(page_file):
 
 def test_seat_figure_draws_each_table_once_a_policy_and_fills_the_strongest():
     """Every table of the seat comparison is a row, with one marker a policy played there
-    at its advantage (points); exactly the strongest policy's marker is filled, and a table
-    whose ``infer`` table is still to play says so."""
+    at its advantage (points) on that table's row; exactly the strongest policy's marker
+    is filled; a table whose ``infer`` table is still to play, or was not played, says so;
+    a filtered comparison draws its rows in place."""
     import matplotlib.colors as mcolors
     from matplotlib.collections import PathCollection
-    from trilab.analysis.overview import card_table_name
     from trilab.analysis.trio_cards_strength import (
         SEAT_POLICIES,
         plot_seat_comparison,
         seat_comparison,
+        seat_row_label,
     )
 
-    comp = seat_comparison("results")
-    ax = plot_seat_comparison(comp).axes[0]
-    assert [t.get_text() for t in ax.get_yticklabels()] == [
-        card_table_name(r.players, r.mode, r.teams) for r in comp.itertuples()]
-    filled_policies = set()
-    for key, _, colour, _ in SEAT_POLICIES:
-        want_filled, want_hollow = set(), set()
-        for _, r in comp.iterrows():
-            if pd.isna(r[f"{key}_games"]):
-                continue
-            best = r.strongest.split(" ")[0].startswith(key)
-            (want_filled if best else want_hollow).add(round(100 * r[f"{key}_advantage"], 9))
-            filled_policies |= {key} if best else set()
-        got_filled, got_hollow = set(), set()
+    def markers(ax, colour: str) -> tuple[set, set]:
+        filled, hollow = set(), set()
         for c in ax.collections:
             offsets = c.get_offsets()
             if not isinstance(c, PathCollection) or len(offsets) == 0:
                 continue  # the interval bars, or a policy with no marker of that kind
             edge = mcolors.to_hex(c.get_edgecolors()[0])
             face = mcolors.to_hex(c.get_facecolors()[0])
+            got = {(round(x, 9), round(y)) for x, y in offsets}  # y: the row, offset < 0.5
             if face == colour:
-                got_filled |= {round(x, 9) for x, _ in offsets}
+                filled |= got
             elif face == "#ffffff" and edge == colour:
-                got_hollow |= {round(x, 9) for x, _ in offsets}
-        assert got_filled == want_filled and got_hollow == want_hollow, key
-    assert filled_policies == {"deduce", "infer"}  # both answer some table's question
-    to_play = comp.strongest.str.endswith("(to play)").sum()
-    notes = [t for t in ax.texts if t.get_text().endswith("being played")]
-    assert len(notes) == to_play
+                hollow |= got
+        return filled, hollow
+
+    full = seat_comparison("results")
+    for comp in (full, full[full.teams]):  # the team rows alone: drawn on rows 0, 1, ...
+        ax = plot_seat_comparison(comp).axes[0]
+        assert [t.get_text() for t in ax.get_yticklabels()] == [
+            seat_row_label(r.players, r.mode, r.teams) for r in comp.itertuples()]
+        filled_policies = set()
+        for key, _, colour, _, _ in SEAT_POLICIES:
+            want_filled, want_hollow = set(), set()
+            for row, r in enumerate(comp.itertuples()):
+                if pd.isna(getattr(r, f"{key}_games")):
+                    continue
+                best = r.strongest.split(" ")[0].startswith(key)
+                point = (round(100 * getattr(r, f"{key}_advantage"), 9), row)
+                (want_filled if best else want_hollow).add(point)
+                filled_policies |= {key} if best else set()
+            assert markers(ax, colour) == (want_filled, want_hollow), key
+        notes = [t.get_text() for t in ax.texts]
+        assert sum(t.endswith("being played") for t in notes) == \
+            comp.strongest.str.endswith("(to play)").sum()
+        assert sum("not played" in t for t in notes) == (
+            comp.strongest.str.contains("not confirmed") & comp.infer_games.isna()).sum()
+    assert filled_policies >= {"infer"}
+    assert seat_row_label(4, "spicy", True) == "4p spicy teams (first team)"
+    # with every table: both policies answer some table's question, and both notes appear
+    ax = plot_seat_comparison(full).axes[0]
+    assert all(markers(ax, colour)[0] for key, _, colour, _, _ in SEAT_POLICIES
+               if key in ("deduce", "infer"))
+    assert any("not played" in t.get_text() for t in ax.texts)
 
 
 def test_seat_glance_names_the_strongest_table_of_each_configuration():
@@ -288,12 +305,23 @@ def test_card_game_rows_are_grouped_by_configuration(tmp_path):
 
 
 def test_no_seat_figure_without_card_seat_studies(tmp_path):
-    """A results folder without the card game's ``deduce`` seat studies gets a page but
-    no seat figure, and the page does not mention one."""
+    """A results folder with the card game's ``memory`` studies but no ``deduce`` seat
+    studies (or with nothing) gets a page but no seat figure, and the page does not
+    mention one."""
+    import shutil
+
     from trilab.analysis.report_html import SEATS_FIGURE, report_all
 
-    (tmp_path / "results").mkdir()
-    out = report_all(tmp_path / "results", tmp_path / "page" / "report.html")
-    assert [f.name for f in out.files] == ["report.html"]
-    assert not (tmp_path / "page" / SEATS_FIGURE).exists()
-    assert SEATS_FIGURE not in (tmp_path / "page" / "report.html").read_text()
+    cards = tmp_path / "results" / "trio-cards"
+    cards.mkdir(parents=True)
+    for suffix in (".csv", ".meta.json"):
+        shutil.copy(Path("results/trio-cards/p3-simple-memory").with_suffix(suffix), cards)
+    (tmp_path / "empty").mkdir()
+    for results, has_cards in ((tmp_path / "results", True), (tmp_path / "empty", False)):
+        page = tmp_path / f"page-{results.name}" / "report.html"
+        out = report_all(results, page)
+        assert SEATS_FIGURE not in [f.name for f in out.files]
+        assert not (page.parent / SEATS_FIGURE).exists()
+        text = page.read_text()
+        assert SEATS_FIGURE not in text
+        assert ('id="trio-cards"' in text) == has_cards  # the memory study has its section
