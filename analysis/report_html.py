@@ -301,7 +301,7 @@ def _seat_glance(comp: pd.DataFrame) -> pd.DataFrame:
     points, one row per table: the first seat's advantage with each policy in every seat
     (its interval and games), the table's test of ``infer`` against ``deduce``, the policy
     whose table answers the seat question and that table's advantage."""
-    from trilab.analysis.trio_cards_strength import STRONG_INFER
+    from trilab.analysis.trio_cards_strength import strongest_key
 
     def adv(r, name: str) -> str:
         return "" if pd.isna(getattr(r, f"{name}_games")) else _interval(
@@ -316,8 +316,7 @@ def _seat_glance(comp: pd.DataFrame) -> pd.DataFrame:
     for r in comp.itertuples():
         test = "" if pd.isna(r.infer_test_gain) else \
             _interval(r.infer_test_gain, r.infer_test_low, r.infer_test_high)
-        best = "infer" if r.strongest == STRONG_INFER else \
-            "deduce" if r.strongest.startswith("deduce") else ""
+        best = strongest_key(r.strongest)
         caps = [f"{100 * getattr(r, f'{n}_unfinished'):.1f}%"
                 if pd.notna(getattr(r, f"{n}_games")) else "-" for n in ("deduce", "infer")]
         rows.append({"table": overview.card_table_name(r.players, r.mode, r.teams),
@@ -390,10 +389,11 @@ def _strong_players(results: Path, seats_png: Path | None = None) -> str:
                      "between the strongest players measured.</p>")
         parts.append(_table(_seat_glance(comp)))
         if seats_png is not None and seats_png.exists():
-            parts.append("<p>The same advantages as a figure (filled: the table's strongest "
-                         "policy measured; <code>" + html.escape(seats_png.name) + "</code>)."
-                         "</p>" + _img(seats_png, "Trio card game: the first seat's "
-                                       "advantage by the policy in every seat", 760))
+            caption = ("<p>The same advantages as a figure (filled: the policy whose table "
+                       "answers the seat question; <code>" + html.escape(seats_png.name)
+                       + "</code>).</p>")
+            parts.append(caption + _img(seats_png, "Trio card game: the first seat's advantage "
+                                        "by the policy in every seat", 760))
         teams = team_shares(results)
         if not teams.empty:
             parts.append(

@@ -207,6 +207,14 @@ def _strongest(row: pd.Series) -> str:
     return STRONG_INFER if row.infer_policy == STRONG_INFER else f"{STRONG_INFER} (to play)"
 
 
+def strongest_key(strongest: str) -> str:
+    """The column prefix (``infer`` or ``deduce``) of the table a ``strongest`` label of
+    :func:`_strongest` names, or ``""`` while that table is still to play."""
+    if strongest == STRONG_INFER:
+        return "infer"
+    return "deduce" if strongest.startswith("deduce") else ""
+
+
 def seat_comparison(results: str | Path) -> pd.DataFrame:
     """Per table (players, mode, teams) with a ``deduce`` study: the first seat's
     advantage (its win rate minus its fair share, 95% interval) with ``memory``, with
@@ -288,7 +296,7 @@ def plot_seat_comparison(comp: pd.DataFrame):
                          100 * rows[f"{key}_high"].to_numpy(float) - x])
         ax.errorbar(x, y, xerr=err, fmt="none", ecolor=colour, elinewidth=1.2, capsize=2.5,
                     zorder=2)
-        best = rows.strongest.map(lambda t, k=key: t.split(" ")[0].startswith(k)).to_numpy()
+        best = (rows.strongest.map(strongest_key) == key).to_numpy()
         ax.scatter(x[best], y[best], color=colour, marker=marker, s=40, zorder=3)
         ax.scatter(x[~best], y[~best], facecolors="white", edgecolors=colour, marker=marker,
                    s=40, zorder=3)
@@ -325,6 +333,7 @@ def plot_seat_comparison(comp: pd.DataFrame):
               fontsize=8, frameon=False)
     fig.tight_layout()
     return fig
+
 
 def team_shares(results: str | Path, players: int = 6) -> pd.DataFrame:
     """Every team table at ``players`` players with one policy (not ``random``) in every
