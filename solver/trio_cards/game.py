@@ -126,6 +126,7 @@ from trilab.solver.game_api import GameConfig, GameSpec
 from trilab.solver.jit import kernel
 from trilab.solver.rng import game_stream
 from trilab.solver.trio_cards import belief, infer, ismcts
+from trilab.solver.trio_cards.deduce import deduce_choice
 from trilab.solver.trio_cards.ismcts import ismcts_choice
 from trilab.solver.trio_cards.reference import reference_game
 from trilab.solver.trio_cards.rules import (  # re-exported: the game's names in one place
@@ -178,7 +179,7 @@ from trilab.solver.trio_cards.rules import (  # re-exported: the game's names in
     is_linked,
     legal_reveals,
     memory_choice,
-    policy_choice,
+    pick,
     reveal_step,
     swap_code,
     team_swaps,
@@ -300,8 +301,18 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
             h = forget(p, fcfg[p], rs, n, n_mid, hsize, hknow, mknow, h)
         while True:
             n_legal = legal_reveals(n, n_mid, hsize, rlo, rhi, mid, mrev, legal)
+            # the one dispatch of a seat's policy; random and memory are written out here
+            # (inlined), not behind a call with some thirty arrays per reveal, which
+            # halved the speed of random games (docs/speed.md); deduce, ismcts and infer
+            # return -1 where their belief has no deal, and the seat then plays memory
             a = -1
-            if policy == ISMCTS:
+            if policy == RANDOM:
+                a = pick(rs, legal, n_legal)
+            elif policy == DEDUCE:
+                a = deduce_choice(p, team[p], mode, n, n_mid, hands, hsize, rlo, rhi, mid, mrev,
+                                  turn, owner, hknow, mknow, bnd, legal, n_legal, bi, bf, score,
+                                  dl, dh, pl, ph, used)
+            elif policy == ISMCTS:
                 a = ismcts_choice(p, rs, icfg[I_BUDGET + p], icfg, team, tn, hands, hsize, rlo,
                                   rhi, mid, mrev, turn, owner, hknow, mknow, bnd, legal,
                                   n_legal, bi, bf, wi, tree_i, tree_w, icfg[I_PLAYOUT + p],
@@ -312,12 +323,9 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
                                        bnd, legal, n_legal, bi, bf, bi2, bf2, score, dl, dh,
                                        pl, ph, used, snap, n_snap, iw, fw)
             if a < 0:
-                # ismcts and infer without a belief play memory
-                plain = MEMORY if policy == ISMCTS or policy == INFER else policy
-                a = policy_choice(plain, p, rs, team[p], mode, n, n_mid, hands, hsize, rlo,
-                                  rhi, mid, mrev, turn, owner, hknow, mknow, bnd, legal,
-                                  n_legal, cand, acc, loc, pool, bi, bf, score, dl, dh, pl, ph,
-                                  used)
+                a = memory_choice(p, rs, team[p], mode, n, n_mid, hands, hsize, rlo, rhi, mid,
+                                  mrev, turn, owner, hknow, mknow, legal, n_legal, cand, acc,
+                                  loc, pool)
             if inferring:
                 n_snap = infer.record(snap, n_snap, p, a, hsize, rlo, rhi, mrev, turn, owner,
                                       hknow, mknow, bnd)

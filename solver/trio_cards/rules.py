@@ -504,7 +504,7 @@ def update_bounds(v: int, tacts: np.ndarray, nt: int, bnd: np.ndarray) -> None:
 
 
 
-@kernel
+@kernel(inline="always")
 def reveal_step(a: int, p: int, icfg: np.ndarray, team: np.ndarray, hands: np.ndarray,
                 hsize: np.ndarray, rlo: np.ndarray, rhi: np.ndarray, mid: np.ndarray,
                 mrev: np.ndarray, turn: np.ndarray, owner: np.ndarray, hknow: np.ndarray,
@@ -522,6 +522,9 @@ def reveal_step(a: int, p: int, icfg: np.ndarray, team: np.ndarray, hands: np.nd
     (the cards went back), :data:`TRIO` (a trio that does not end the game) or
     :data:`WON` + the end reason (team of ``p`` won), and the move digest ``h``
     with the reveal and any swap folded in.
+
+    Inlined into its callers (a call per reveal with its arrays cost random games a
+    third of their speed, docs/speed.md).
     """
     n = icfg[I_PLAYERS]
     nt = turn[0]
@@ -565,31 +568,6 @@ def turn_reveals(n_players: int, n_mid: int, rlo: np.ndarray, rhi: np.ndarray,
 
 
 @kernel
-def policy_choice(policy: int, p: int, rs: np.ndarray, team_p: int, mode: int, n: int,
-                  n_mid: int, hands: np.ndarray, hsize: np.ndarray, rlo: np.ndarray,
-                  rhi: np.ndarray, mid: np.ndarray, mrev: np.ndarray, turn: np.ndarray,
-                  owner: np.ndarray, hknow: np.ndarray, mknow: np.ndarray, bnd: np.ndarray,
-                  legal: np.ndarray, n_legal: int, cand: np.ndarray, acc: np.ndarray,
-                  loc: np.ndarray, pool: np.ndarray, bi: np.ndarray, bf: np.ndarray,
-                  score: np.ndarray, dl: np.ndarray, dh: np.ndarray, pl: np.ndarray,
-                  ph: np.ndarray, used: np.ndarray) -> int:
-    """The reveal of seat ``p`` under a policy that does not search: :data:`RANDOM`,
-    :data:`DEDUCE` (``memory`` where its belief has no deal), anything else
-    ``memory`` (``forgetful`` forgets at the start of the turn, then plays it)."""
-    if policy == RANDOM:
-        return pick(rs, legal, n_legal)
-    a = -1
-    if policy == DEDUCE:
-        a = deduce_choice(p, team_p, mode, n, n_mid, hands, hsize, rlo, rhi, mid, mrev, turn,
-                          owner, hknow, mknow, bnd, legal, n_legal, bi, bf, score, dl, dh, pl,
-                          ph, used)
-    if a < 0:
-        a = memory_choice(p, rs, team_p, mode, n, n_mid, hands, hsize, rlo, rhi, mid, mrev,
-                          turn, owner, hknow, mknow, legal, n_legal, cand, acc, loc, pool)
-    return a
-
-
-@kernel
 def playout(rs: np.ndarray, kind: int, icfg: np.ndarray, team: np.ndarray, tn: int,
             hands: np.ndarray, hsize: np.ndarray, rlo: np.ndarray, rhi: np.ndarray,
             mid: np.ndarray, mrev: np.ndarray, turn: np.ndarray, owner: np.ndarray,
@@ -609,9 +587,15 @@ def playout(rs: np.ndarray, kind: int, icfg: np.ndarray, team: np.ndarray, tn: i
         p = t % n
         while True:
             n_legal = legal_reveals(n, n_mid, hsize, rlo, rhi, mid, mrev, legal)
-            a = policy_choice(kind, p, rs, team[p], mode, n, n_mid, hands, hsize, rlo, rhi,
-                              mid, mrev, turn, owner, hknow, mknow, bnd, legal, n_legal, cand,
-                              acc, loc, pool, bi, bf, score, dl, dh, pl, ph, used)
+            a = -1
+            if kind == DEDUCE:
+                a = deduce_choice(p, team[p], mode, n, n_mid, hands, hsize, rlo, rhi, mid, mrev,
+                                  turn, owner, hknow, mknow, bnd, legal, n_legal, bi, bf, score,
+                                  dl, dh, pl, ph, used)
+            if a < 0:
+                a = memory_choice(p, rs, team[p], mode, n, n_mid, hands, hsize, rlo, rhi, mid,
+                                  mrev, turn, owner, hknow, mknow, legal, n_legal, cand, acc,
+                                  loc, pool)
             status, _ = reveal_step(a, p, icfg, team, hands, hsize, rlo, rhi, mid, mrev, turn,
                                     owner, hknow, mknow, bnd, tacts, acc, True, np.uint64(0))
             if status == GO_ON:
