@@ -301,10 +301,11 @@ def play_game(rs: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray, deck: np.ndarr
             h = forget(p, fcfg[p], rs, n, n_mid, hsize, hknow, mknow, h)
         while True:
             n_legal = legal_reveals(n, n_mid, hsize, rlo, rhi, mid, mrev, legal)
-            # the one dispatch of a seat's policy; random and memory are written out here
-            # (inlined), not behind a call with some thirty arrays per reveal, which
-            # halved the speed of random games (docs/speed.md); deduce, ismcts and infer
-            # return -1 where their belief has no deal, and the seat then plays memory
+            # the one choice of a seat's reveal; random and memory are written out here
+            # (inlined), not behind a call with some thirty arguments per reveal, which
+            # with reveal_step's call halved the speed of random games (docs/speed.md);
+            # deduce, ismcts and infer return -1 where their belief has no deal, and the
+            # seat then plays memory
             a = -1
             if policy == RANDOM:
                 a = pick(rs, legal, n_legal)

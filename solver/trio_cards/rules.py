@@ -42,7 +42,7 @@ RANDOM, MEMORY, FORGETFUL, DEDUCE, ISMCTS, INFER = 0, 1, 2, 3, 4, 5
 # playout policy of an ismcts seat)
 I_PLAYERS, I_MODE, I_TEAMS, I_TURN_CAP, I_HAND, I_MIDDLE, I_RESWAP, I_POLICY = range(8)
 I_BUDGET = I_POLICY + MAX_PLAYERS
-I_PLAYOUT = I_BUDGET + MAX_PLAYERS  # the playout policy of an ismcts seat (MEMORY, DEDUCE)
+I_PLAYOUT = I_BUDGET + MAX_PLAYERS  # an ismcts seat's playouts: MEMORY, DEDUCE, FLAT, INFER_SEARCH
 ICFG_LEN = I_PLAYOUT + MAX_PLAYERS
 
 # what one reveal did (reveal_step); a win is WON + the end reason
