@@ -235,8 +235,14 @@ def summarise(spec: GameSpec, config: GameConfig, res: SimulationResult, seed: i
         "first_seat_advantage_ci": [float(seat0.ci_low - fair), float(seat0.ci_high - fair)],
         "teams": [list(t) for t in config.teams] if config.teams else None,
         "seconds": round(res.seconds, 3),
-        "games_per_second": round(n / max(res.seconds, 1e-9)),
+        "games_per_second": _rate(n / max(res.seconds, 1e-9)),
     }
+
+
+def _rate(per_second: float) -> float | int:
+    """A speed to keep: whole games a second from 100 up, else three significant
+    figures (a strong 6-player table plays 0.175 games a second, not 0)."""
+    return round(per_second) if per_second >= 100 else float(f"{per_second:.3g}")
 
 
 def format_report(summary: dict) -> str:

@@ -62,6 +62,14 @@ def test_wilson_interval_from_scipy():
     assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
 
 
+def test_games_per_second_keeps_slow_speeds():
+    """A study of a few games a minute records its speed, not 0 (three significant
+    figures below 100 games a second, whole games above)."""
+    assert simulation._rate(5500 / 31358.834) == 0.175
+    assert simulation._rate(12.345) == 12.3
+    assert simulation._rate(27512.6) == 27513
+
+
 def test_cli_json_and_files(tmp_path):
     out = tmp_path / "t.csv"
     res = run("simulate", "trio-cards", "--players", "3", "--policy", "memory,random,random",
