@@ -176,6 +176,9 @@ def test_cli_confirms_a_move_split_solve_with_threads(tmp_path):
     assert "units)" in res.stdout and "all agreeing" in res.stdout
     meta = json.loads((tmp_path / "size-5.confirmations.meta.json").read_text())
     assert meta["threads"] == 2 and meta["leaves"] > 0
+    proofs = json.loads((tmp_path / "size-5.confirmations.json").read_text())["proofs"]
+    assert meta["search_seconds"] == round(sum(x["seconds"] for x in proofs), 1)
+    assert "cpu_seconds" not in meta  # two threads: these seconds are not one core's
 
 
 def test_a_leaf_whose_search_disagrees_breaks_the_proof(record, tmp_path):

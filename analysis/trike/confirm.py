@@ -267,6 +267,8 @@ def confirm_trike(size: int, sample: int = 2, tt_mb: float | None = None,
         command=command or artifacts.command_line(), game="trike", size=size, sample=sample,
         tt_mb=tt_mb, threads=threads, record=str(record), proofs=len(data["proofs"]),
         leaves=len(data.get("leaves", {})),
-        cpu_seconds=round(sum(x["seconds"] for x in data["proofs"]), 1)))
+        # the proofs' search time (wall seconds of searches of ``threads`` threads each,
+        # or of one for leaves searched before a resume with another --threads)
+        search_seconds=round(sum(x["seconds"] for x in data["proofs"]), 1)))
     planned = len(plan(size, *read_reply_record(record, size), sample))
     return ConfirmOutcome(data, [paths["confirmations"], meta], planned)
