@@ -554,6 +554,7 @@ def test_an_answer_stopped_midway_loses_at_most_the_move_in_progress(
     p, r, a = (str(x) for x in lost[:3])
     assert saved["moves"][p][r][a] and a not in saved["answers"].get(p, {}).get(r, {})
     assert stop.value.study.extra["proven_moves"]
+    assert '"units"' not in json.dumps(stop.value.study.extra)  # trees stay in the checkpoint
     first = list(done)
     done.clear()
     started.clear()
@@ -812,3 +813,37 @@ def test_lost_work_of_split_units_is_summed_and_dropped_with_their_line(tmp_path
     assert set(ckpt.split) == {(1, 2, 3, 9)} and set(ckpt.lines) == {(1, 2, 8, 9, 10)}
     ckpt.drop_moves(1, 2, 3)  # an answer decided: everything below it goes
     assert not ckpt.split and set(ckpt.lines) == {(1, 2, 8, 9, 10)}
+
+
+def test_the_metadata_of_a_stopped_run_lists_proven_rows_without_their_unit_trees():
+    """The checkpoint keeps each proven row's tree of units; the metadata file
+    lists the row's verdict and cost and how many units it has, not the tree
+    (a size-9 run's metadata would otherwise repeat the checkpoint)."""
+    size = 6
+    ckpt = trike_openings.Checkpoint(None, size)
+    tree = {"3": {"nodes": 5, "seconds": 0.1, "units": {"7": {"nodes": 5, "seconds": 0.1}}},
+            "4": {"nodes": 2, "seconds": 0.0}}
+    row = {"placer_wins": True, "margin": None, "remoteness": None, "nodes": 7,
+           "seconds": 0.1, "units": tree, "lost": {"nodes": 1, "seconds": 0.0}}
+    ckpt.replies[1] = {2: dict(row)}
+    ckpt.answers[1] = {5: {3: dict(row)}}
+    ckpt.moves[1] = {5: {4: {3: dict(row), 7: {**row, "units": {}}}}}
+    ckpt.lines[(1, 5, 4, 8, 9)] = dict(row)
+    ckpt.split[(1, 5, 4, 8)] = {"nodes": 3, "seconds": 0.2}
+    ckpt.moves[0] = {5: {4: {3: dict(row)}}}  # a class already decided: not listed
+    extra = trike_openings.proven_on_record(size, ckpt, results={0: {"placer_wins": True}})
+
+    def label(point: int) -> str:
+        return trike_openings.point_label(size, point)
+
+    assert '"units"' not in json.dumps(extra) and '"lost"' not in json.dumps(extra)
+    brief = {k: v for k, v in row.items() if k not in ("units", "lost")}
+    assert extra["proven_replies"] == {label(1): {label(2): {**brief, "units_in_checkpoint": 2}}}
+    assert extra["proven_answers"][label(1)][label(5)][label(3)]["units_in_checkpoint"] == 2
+    moves = extra["proven_moves"]
+    assert list(moves) == [label(1)]
+    assert moves[label(1)][label(5)][label(4)][label(7)] == brief  # no units: no count
+    assert extra["proven_lines"]["-".join(map(label, (1, 5, 4, 8, 9)))]["nodes"] == 7
+    assert extra["split_lines"] == {"-".join(map(label, (1, 5, 4, 8))): {"nodes": 3,
+                                                                           "seconds": 0.2}}
+    assert ckpt.replies[1][2]["units"] == tree  # the checkpoint's own rows are untouched

@@ -1423,27 +1423,48 @@ def run(
     study = _study(size, method, classes, results, time.perf_counter() - t0, extra, win_loss_only)
     if reason is not None:
         study.extra["unfinished_work"] = ckpt.unfinished_work()
-        study.extra["proven_replies"] = {
-            point_label(size, p): {point_label(size, r): row for r, row in v.items()}
-            for p, v in ckpt.replies.items() if p not in results}
-        study.extra["proven_answers"] = {
-            point_label(size, p): {point_label(size, r): {point_label(size, a): row
-                                                          for a, row in rows.items()}
-                                   for r, rows in v.items()}
-            for p, v in ckpt.answers.items() if p not in results}
-        study.extra["proven_moves"] = {
-            point_label(size, p): {
-                point_label(size, r): {
-                    point_label(size, a): {point_label(size, m): row for m, row in ms.items()}
-                    for a, ms in by_a.items()}
-                for r, by_a in v.items()}
-            for p, v in ckpt.moves.items() if p not in results}
-        study.extra["proven_lines"] = {
-            "-".join(point_label(size, x) for x in k): row for k, row in ckpt.lines.items()}
-        study.extra["split_lines"] = {
-            "-".join(point_label(size, x) for x in k): row for k, row in ckpt.split.items()}
+        study.extra.update(proven_on_record(size, ckpt, results))
         raise Interrupted(study, reason, checkpoint_path)
     return study
+
+
+def _brief(row: dict) -> dict:
+    """A proven row as the metadata file shows it: its verdict and cost, with its
+    tree of units (``"units"``, ``"lost"``) replaced by how many units it has;
+    the checkpoint keeps the whole tree (``trilab confirm`` reads it there)."""
+    brief = {k: v for k, v in row.items() if k not in ("units", "lost")}
+    if row.get("units"):
+        brief["units_in_checkpoint"] = len(row["units"])
+    return brief
+
+
+def proven_on_record(size: int, ckpt: Checkpoint, results: dict[int, dict]) -> dict:
+    """What a stopped run proved below its undecided classes, for the metadata
+    file: the proven replies, answers, moves and split lines by point label,
+    each row brief (:func:`_brief`), and the split lines with their lost work."""
+    def label(path) -> str:
+        return "-".join(point_label(size, x) for x in path)
+
+    return {
+        "proven_replies": {
+            point_label(size, p): {point_label(size, r): _brief(row) for r, row in v.items()}
+            for p, v in ckpt.replies.items() if p not in results},
+        "proven_answers": {
+            point_label(size, p): {point_label(size, r): {point_label(size, a): _brief(row)
+                                                          for a, row in rows.items()}
+                                   for r, rows in v.items()}
+            for p, v in ckpt.answers.items() if p not in results},
+        "proven_moves": {
+            point_label(size, p): {
+                point_label(size, r): {
+                    point_label(size, a): {point_label(size, m): _brief(row)
+                                           for m, row in ms.items()}
+                    for a, ms in by_a.items()}
+                for r, by_a in v.items()}
+            for p, v in ckpt.moves.items() if p not in results},
+        "proven_lines": {label(k): _brief(row) for k, row in ckpt.lines.items()},
+        "split_lines": {label(k): row for k, row in ckpt.split.items()},
+    }
 
 
 def centrality(size: int, point: int) -> tuple[int, int]:
