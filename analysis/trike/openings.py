@@ -1440,8 +1440,9 @@ def _brief(row: dict) -> dict:
 
 def proven_on_record(size: int, ckpt: Checkpoint, results: dict[int, dict]) -> dict:
     """What a stopped run proved below its undecided classes, for the metadata
-    file: the proven replies, answers, moves and split lines by point label,
-    each row brief (:func:`_brief`), and the split lines with their lost work."""
+    file, by point label: the proven replies, answers, moves and lines below
+    split moves, each row brief (:func:`_brief`), and the split lines with the
+    work they lost."""
     def label(path) -> str:
         return "-".join(point_label(size, x) for x in path)
 
